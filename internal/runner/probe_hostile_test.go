@@ -659,6 +659,29 @@ scenarios:
 	}
 }
 
+// TestCallFromUnprovisionedNumber: the reference gives the 400 for an
+// agent_number that is not provisioned to outbound calling as to SMS. A
+// call placed from such a number errored as the platform's, was placed
+// again with the same number on every retry, and the run's status blamed
+// the platform or the network; it is now the scenario's configuration,
+// as the SMS's is.
+func TestCallFromUnprovisionedNumber(t *testing.T) {
+	t.Parallel()
+	h := &hostileRuntime{callStatus: http.StatusBadRequest, list: func(int) []string { return nil }, get: func(string) *string { return nil }}
+	c := runHostile(t, h, `suite: s
+agent: p1
+scenarios:
+  - name: call
+    probe: {outbound_call: {to: "+447700900002", agent_number: "+447700900003"}}
+    confirm: {conversation: {channel: VOICE-SIP}}
+`, func(o *Options) { o.Retries = 2 })
+	a := c.Last()
+	if c.Status != result.Errored || a.Error == nil || a.Error.Kind != result.KindConfig || len(c.Attempts) != 1 ||
+		!strings.Contains(a.Error.Message, "from +447700900003: the agent number must be one provisioned for the project: POST /v1/outbound-calling: 400") {
+		t.Fatalf("%s after %d attempts, want a configuration error, not retried%s", c.Status, len(c.Attempts), describe(c))
+	}
+}
+
 // TestProbeSearchScores: a call's conversation is the one whose call_sid
 // is the call's, before one that only has its number (an inbound call
 // from the probe number, say); a conversation of neither is never the
