@@ -437,6 +437,8 @@ func TestCheckRecording(t *testing.T) {
 		{name: "a chat without one", want: false, channel: "WEBCHAT"},
 		{name: "a call without one", want: true, channel: "VOICE-SIP",
 			msg: "conversation conv-1 has no recording (the audio endpoint answered 404)", expected: "a recording", actual: "none"},
+		{name: "a call in lower case without one", want: true, channel: "voice-sip",
+			msg: "conversation conv-1 has no recording (the audio endpoint answered 404)", expected: "a recording", actual: "none"},
 		{name: "a record that names no channel", want: true,
 			msg: "conversation conv-1 has no recording (the audio endpoint answered 404)", expected: "a recording", actual: "none"},
 		{name: "a chat expected recorded", want: true, channel: "WEBCHAT",

@@ -85,14 +85,14 @@ func TestProbeAnswerNamesWhere(t *testing.T) {
 	type testCase struct {
 		name string
 		// named is what the answer adds: the SMS's body, or the call
-		// status's members.
-		named string
-		call  bool
-		where string // "" when the probe goes on and passes
+		// status's members; placed, the answer to the call's placement.
+		named, placed string
+		call          bool
+		where         string // "" when the probe goes on and passes
 	}
 	run := func(t *testing.T, tc testCase) {
 		t.Parallel()
-		h := &hostileRuntime{smsStatus: http.StatusOK, list: func(int) []string { return nil }}
+		h := &hostileRuntime{smsStatus: http.StatusOK, callBody: tc.placed, list: func(int) []string { return nil }}
 		src := "suite: s\nagent: p1\nscenarios:\n  - name: probe\n"
 		if tc.call {
 			h.get = func(string) *string { return &callRec }
@@ -127,11 +127,14 @@ func TestProbeAnswerNamesWhere(t *testing.T) {
 		{name: "sms names nothing"},
 		{name: "sms names another project", named: `,"project_id":"p2"`, where: "project p2, not p1"},
 		{name: "sms names the agent in the other form", named: `,"project_id":"PROJECT-abcd1234"`},
+		{name: "sms names the agent in capitals", named: `,"project_id":"P1"`},
 		{name: "sms names another environment", named: `,"environment":"PRE_RELEASE"`, where: "environment pre-release, not sandbox"},
 		{name: "sms names a token environment", named: `,"environment":"dev"`},
 		{name: "call names the scenario's", call: true, named: `,"agent_id":"p1","environment":"sandbox"`},
 		{name: "call names another environment", call: true, named: `,"environment":"live"`, where: "environment live, not sandbox"},
 		{name: "call names another project", call: true, named: `,"project_id":"p9"`, where: "project p9, not p1"},
+		{name: "call placed for another project", call: true, placed: `{"call_sid":"OUT-1","status":"queued","agent_id":"p7"}`, where: "project p7, not p1"},
+		{name: "call placed for the agent, status names none", call: true, placed: `{"call_sid":"OUT-1","status":"queued","agent_id":"p1"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}

@@ -32,6 +32,8 @@ type hostileRuntime struct {
 	smsBody   string
 	// callStatus, when set, answers the call's placement with it.
 	callStatus int
+	// callBody, when set, is the answer to the call's placement.
+	callBody string
 	// list answers the n-th read of the conversations list made after
 	// the probe called or texted (from 1; 0 for a read made before);
 	// get answers a read of one record (nil for 404).
@@ -84,7 +86,7 @@ func (h *hostileRuntime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `{"error_message":"refused"}`)
 	case r.Method == http.MethodPost && p == "/v1/outbound-calling":
 		h.probed = true
-		fmt.Fprint(w, `{"call_sid":"OUT-1","status":"queued"}`)
+		fmt.Fprint(w, cmp.Or(h.callBody, `{"call_sid":"OUT-1","status":"queued"}`))
 	case h.hang != nil && h.hang(r, h.probed):
 		// Held until the client gives the request up, answered to
 		// nobody: the runner's clock moves on meanwhile, and its bounds
