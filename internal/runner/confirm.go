@@ -324,6 +324,15 @@ func (s *Session) confirmRecording(rc *assert.RecordingCheck, convID, channel st
 		return nil, true, s.platformFailed(rc.Pos, "confirm: read the recording of conversation "+convID, err)
 	}
 	rec.Found, rec.Summary = got.Found, got.String()
+	if !got.Found {
+		rec.Summary = "none (the audio endpoint answered 404)"
+		if !rc.Want {
+			// Its ✗ says the platform had nothing, which is what the
+			// check asked for: said, so a passing case does not read as
+			// a failed one.
+			rec.Summary = "none, as expected (the audio endpoint answered 404)"
+		}
+	}
 	return assert.CheckRecording(rc, convID, channel, got), false, false
 }
 
