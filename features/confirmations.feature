@@ -44,3 +44,17 @@ Feature: Confirming outcomes beyond the chat
     When the SMS "Reply YES to confirm" is sent to "+447700900002"
     Then the conversation record shows:
       | in_progress | true |
+
+  # From a number of the agent's own (agent_number), not the one the
+  # platform picks for the environment.
+  @within:30s
+  Scenario: a reminder call from the clinic's number
+    When an outbound call is placed to "+447700900001" from "+15555550199"
+    Then the call ends with status "success"
+    And the conversation record shows:
+      | from_number | +15555550199 |
+
+  Scenario: a reminder SMS from the clinic's number
+    When the SMS "Reply YES to confirm" is sent to "+447700900002" from "+15555550199"
+    Then the conversation record shows:
+      | from_number | +15555550199 |

@@ -18,8 +18,12 @@ func confirmDefs() []Def {
 	return []Def{
 		def(GroupConfirm, `an outbound call is placed to `+q, NoArg, `When an outbound call is placed to "+447700900001"`, "",
 			"Starts the scenario from an outbound call instead of a debug chat (the number must be a probe number of the target).", probeStep(false)),
+		def(GroupConfirm, `an outbound call is placed to `+q+` from `+q, NoArg, `When an outbound call is placed to "+447700900001" from "+442071230002"`, "",
+			"Starts the scenario from an outbound call placed from this agent number, one provisioned for the project (agent_number).", probeStep(false)),
 		def(GroupConfirm, `the SMS `+q+` is sent to `+q, NoArg, `When the SMS "Reply YES to confirm" is sent to "+447700900002"`, "",
 			"Starts the scenario from an SMS; later confirmations check the conversation it opened.", probeStep(true)),
+		def(GroupConfirm, `the SMS `+q+` is sent to `+q+` from `+q, NoArg, `When the SMS "Reply YES to confirm" is sent to "+447700900002" from "+442071230002"`, "",
+			"Starts the scenario from an SMS sent from this agent number, one provisioned for the project (agent_number); without it the platform picks the environment's.", probeStep(true)),
 		def(GroupConfirm, `the call ends with status `+q, NoArg, `Then the call ends with status "success"`, "",
 			"Waits for the call's final status (success or failure) and checks it; the wait is bounded by @within (default 2m).", callStatusStep),
 		def(GroupConfirm, `the conversation record shows:`, TableArg, `Then the conversation record shows:`,
@@ -86,13 +90,25 @@ func recordingStep(want bool) func(c *call) (*Step, error) {
 func probeStep(sms bool) func(c *call) (*Step, error) {
 	return func(c *call) (*Step, error) {
 		st := c.newStep(Probe)
+		// The agent number, when the step names one, is its last
+		// argument.
+		from := func(n int) string {
+			if len(c.args) > n {
+				return c.args[n]
+			}
+			return ""
+		}
+		if n := len(c.args) - 1; (sms && n == 2 || !sms && n == 1) && strings.TrimSpace(c.args[n]) == "" {
+			return nil, &Error{Message: fmt.Sprintf("step %q: the agent number is empty", c.step),
+				Hint: "write a number provisioned for the project, or leave the from part out to let the platform pick one", arg: n + 1}
+		}
 		if sms {
-			st.Probe = &ProbeSpec{SMS: &SMSProbe{Pos: c.pos, Message: c.args[0], To: c.args[1]}}
+			st.Probe = &ProbeSpec{SMS: &SMSProbe{Pos: c.pos, Message: c.args[0], To: c.args[1], AgentNumber: from(2)}}
 			if strings.TrimSpace(st.Probe.SMS.Message) == "" {
 				return nil, &Error{Message: fmt.Sprintf("step %q: the SMS text must not be empty", c.step), Hint: "it becomes the agent's greeting", arg: 1}
 			}
 		} else {
-			st.Probe = &ProbeSpec{Call: &CallProbe{Pos: c.pos, To: c.args[0]}, Within: DefaultProbeWithin}
+			st.Probe = &ProbeSpec{Call: &CallProbe{Pos: c.pos, To: c.args[0], AgentNumber: from(1)}, Within: DefaultProbeWithin}
 		}
 		for _, a := range c.args {
 			if _, err := syntaxOnly(a); err != nil {

@@ -121,3 +121,13 @@ Feature: Every step of the vocabulary
       | field   | value |
       | channel | SMS   |
     And the conversation has no recording
+
+  Scenario: a call from a chosen number
+    When an outbound call is placed to "+447700900001" from "+442071230002"
+    Then the call ends with status "success"
+
+  Scenario: an SMS from a chosen number
+    When the SMS "Reply YES to confirm" is sent to "+447700900002" from "+442071230002"
+    Then the conversation record shows:
+      | field   | value |
+      | channel | SMS   |
