@@ -676,6 +676,44 @@ func smsConfirmations(program []*steps.Step) diag.Diagnostics {
 	return ds
 }
 
+// chatChannels are the channels the reference answers a recording of with
+// 404: its chats, and SMS.
+var chatChannels = []string{"WEBCHAT", "CHAT", "SMS"}
+
+// chatRecordings refuses, in YAML and in a feature alike, each recording
+// a debug chat's or a web chat's confirmation expects when the scenario's
+// conversation is a chat: one over messaging (web chat), or one whose
+// channel (start: channel, Given the channel) is WEBCHAT, CHAT or SMS.
+// The platform answers a chat's audio with 404, so the check could never
+// hold, and run, it failed the agent. A channel written with ${...}, or
+// none (the platform's default, which the reference does not give), or
+// one agenttest does not know, is left to the run.
+func chatRecordings(sc *Scenario) diag.Diagnostics {
+	var channel string
+	switch {
+	case sc.Messaging():
+		channel = "WEBCHAT"
+	case slices.Contains(chatChannels, sc.Start.Channel):
+		channel = sc.Start.Channel
+	default:
+		return nil
+	}
+	var ds diag.Diagnostics
+	for _, st := range sc.Steps {
+		if st.Kind != steps.Confirm || st.Confirm == nil {
+			continue
+		}
+		cf, err := st.Confirm(keepRefs)
+		if err != nil || cf.Recording == nil || !cf.Recording.Want {
+			continue
+		}
+		ds = ds.Append(diag.Diagnostic{Severity: diag.Error, Pos: cf.Recording.Pos,
+			Message: fmt.Sprintf("scenario %q runs on the channel %s, whose conversations have no recording: only voice conversations (VOICE-SIP) have one", sc.Name, channel),
+			Hint:    "open the debug chat on VOICE-SIP (start: {channel: VOICE-SIP}, Given the channel \"VOICE-SIP\"), or confirm recording: false"})
+	}
+	return ds
+}
+
 // duration reads a positive Go duration with a unit (2m, 90s).
 func (d *decoder) duration(n *yaml.Node, what string) time.Duration {
 	n = d.resolve(n)

@@ -747,6 +747,7 @@ func (d *decoder) scenario(item *yaml.Node, fields map[string]pair, s *Suite, de
 	sc.Steps = append(sc.Steps, turns...)
 	if confirm != nil {
 		sc.Steps = append(sc.Steps, confirm)
+		d.diags = append(d.diags, chatRecordings(sc)...)
 	}
 	if len(turns) == 0 && !checks {
 		if _, ok := fields["turns"]; !ok && !scenarioKeys.tookFor(item, "turns") && !scenarioKeys.tookFor(item, "greeting") {

@@ -674,6 +674,9 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle, x *expansions, 
 	for _, st := range sc.Steps {
 		fl.diags = append(fl.diags, viaStep(st, sc.Messaging())...)
 	}
+	if probe == nil && !broken {
+		fl.diags = append(fl.diags, chatRecordings(sc)...)
+	}
 	if probe != nil && !broken {
 		fl.diags = append(fl.diags, confirmAfterFailedCall(sc.Steps)...)
 		fl.diags = append(fl.diags, smsConfirmations(sc.Steps)...)

@@ -133,6 +133,11 @@ func TestFeatureProbeRules(t *testing.T) {
 		{"recording of an SMS", "    When the SMS \"hi\" is sent to \"+447700900002\"\n    Then the conversation has a recording\n",
 			[]string{"6:5: an SMS probe's conversation has no recording"}, true},
 		{"no recording of an SMS", "    When the SMS \"hi\" is sent to \"+447700900002\"\n    Then the conversation has no recording\n", nil, false},
+		{"recording of a chat", "    Given the channel \"CHAT\"\n    When the user says \"hi\"\n    Then the conversation has a recording\n",
+			[]string{`7:5: scenario "s" runs on the channel CHAT, whose conversations have no recording`}, true},
+		{"no recording of a chat", "    Given the channel \"CHAT\"\n    When the user says \"hi\"\n    Then the conversation has no recording\n", nil, false},
+		{"recording of a voice chat", "    Given the channel \"VOICE-SIP\"\n    When the user says \"hi\"\n    Then the conversation has a recording\n", nil, false},
+		{"recording of a chat on the default channel", "    When the user says \"hi\"\n    Then the conversation has a recording\n", nil, false},
 		{"recording of a call", "    When an outbound call is placed to \"+447700900001\"\n    Then the conversation has a recording\n", nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
