@@ -90,6 +90,10 @@ type TurnsCheck struct {
 	Count *Number
 	// Intents checks the intents found across all turns.
 	Intents *IntentsCheck
+	// Responses matches the agent's recorded responses, one per line in
+	// turn order (turns without one left out): what a call or an SMS
+	// probe said, which no debug-chat reply shows.
+	Responses *Text
 }
 
 // IntentsCheck checks the union of the turns' intents.
@@ -423,6 +427,15 @@ func (c *checker) turns(t *TurnsCheck, conv *reply.Conversation) {
 			msg += fmt.Sprintf(" (num_turns is %d: transcript access may be off for the project)", conv.NumTurns)
 		}
 		c.fail(Failure{Pos: pos, Key: keyConversation + ".turns.count", Message: msg, Expected: t.Count.Describe(), Actual: strconv.Itoa(len(conv.Turns))})
+	}
+	if t.Responses != nil {
+		var said []string
+		for _, turn := range conv.Turns {
+			if turn.AgentResponse != "" {
+				said = append(said, turn.AgentResponse)
+			}
+		}
+		c.textAt(pos, t.Responses, label{key: keyConversation + ".turns.responses", subject: "the recorded agent text"}, "text", strings.Join(said, "\n"))
 	}
 	if t.Intents == nil {
 		return

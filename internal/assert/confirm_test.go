@@ -108,6 +108,13 @@ func TestCheckConversation(t *testing.T) {
 			Intents: &IntentsCheck{Pos: at(4), Includes: []string{"cancel"}, Excludes: []string{"urgent_symptoms"}}}},
 			keys: []string{"confirm.conversation.turns.count", "confirm.conversation.turns.intents.includes", "confirm.conversation.turns.intents.excludes"},
 			msg:  "conversation has 4 turns, expected at least 6"},
+		// The agent's recorded text, one turn's response per line: what
+		// an outbound call or an SMS said, which no reply shows.
+		{name: "responses pass", cc: &ConversationChecks{Pos: at(2), Turns: &TurnsCheck{Pos: at(3), Responses: &Text{Pos: at(5), Exact: new("Hello")}}}},
+		{name: "responses joined", cc: &ConversationChecks{Pos: at(2), Turns: &TurnsCheck{Pos: at(3), Responses: &Text{Pos: at(5), Equals: new("Hi\nBye")}}},
+			conv: &reply.Conversation{ID: "c", Turns: []reply.ConversationTurn{{AgentResponse: "Hi"}, {UserInput: "x"}, {AgentResponse: "Bye"}}}},
+		{name: "responses fail", cc: &ConversationChecks{Pos: at(2), Turns: &TurnsCheck{Pos: at(3), Responses: &Text{Pos: at(5), Contains: new("Goodbye")}}},
+			keys: []string{"confirm.conversation.turns.responses"}, msg: "the recorded agent text does not contain the expected text"},
 		{name: "hidden transcript is explained", cc: &ConversationChecks{Pos: at(2), Turns: &TurnsCheck{Pos: at(3), Count: &Number{Value: new(float64(4))}}},
 			conv: &reply.Conversation{ID: "c", NumTurns: 4},
 			keys: []string{"confirm.conversation.turns.count"}, msg: "transcript access may be off"},

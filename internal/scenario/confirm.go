@@ -230,8 +230,9 @@ func (d *decoder) keyChecks(p pair, what string) []assert.StateCheck {
 }
 
 func (d *decoder) turnsCheck(p pair) *assert.TurnsCheck {
-	fields, _, ok := d.object(p.Val, keySet{what: "conversation.turns", keys: []string{"count", "intents"},
-		moved: map[string]string{"includes": "intents are checked under intents: {includes: [...]}"}})
+	fields, _, ok := d.object(p.Val, keySet{what: "conversation.turns", keys: []string{"count", "intents", "responses"},
+		moved: map[string]string{"includes": "intents are checked under intents: {includes: [...]}"},
+		means: map[string]string{"agent_response": "responses", "agent_responses": "responses"}})
 	if !ok {
 		return nil
 	}
@@ -245,8 +246,11 @@ func (d *decoder) turnsCheck(p pair) *assert.TurnsCheck {
 	if f, ok := fields["intents"]; ok {
 		t.Intents = d.intents(f)
 	}
+	if f, ok := fields["responses"]; ok {
+		t.Responses = d.matcherAt(f, "conversation.turns.responses")
+	}
 	if len(fields) == 0 {
-		d.warnf(p.Key, "turns has no checks: add count: or intents:")
+		d.warnf(p.Key, "turns has no checks: add count:, intents: or responses:")
 	}
 	return t
 }

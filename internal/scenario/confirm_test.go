@@ -127,6 +127,8 @@ func TestConfirmDiagnostics(t *testing.T) {
 		{name: "metric count negative", body: turns + "    confirm: {conversation: {metrics: {X: {count: -1}}}}\n", at: "4:51", want: "count must be 0 or more"},
 		{name: "state bad presence", body: turns + "    confirm: {conversation: {state: {k: {present: maybe}}}}\n", at: "4:51", want: "must be true or false"},
 		{name: "turns unknown key", body: turns + "    confirm: {conversation: {turns: {includes: [a]}}}\n", at: "4:38", want: "intents are checked under intents:"},
+		{name: "turns agent_response", body: turns + "    confirm: {conversation: {turns: {agent_response: x}}}\n", at: "4:38", want: `did you mean "responses"?`},
+		{name: "turns responses list", body: turns + "    confirm: {conversation: {turns: {responses: [a]}}}\n", at: "4:49", want: "a list is not a matcher"},
 		{name: "intents empty", body: turns + "    confirm: {conversation: {turns: {intents: {}}}}\n", at: "4:47", want: "intents has no checks"},
 		{name: "handoff_state id", body: turns + "    confirm: {handoff_state: {id: x}}\n", at: "4:31", want: "write shared_id:"},
 		{name: "handoff_state empty shared id", body: turns + "    confirm: {handoff_state: {shared_id: \"\"}}\n", at: "4:42", want: "shared_id must not be empty"},
