@@ -36,14 +36,16 @@ Feature: Confirming outcomes beyond the chat
     Then the call ends with status "success"
     And the conversation record shows:
       | channel     | VOICE-SIP     |
-      | to_number   | +447700900001 |
-      | num_turns   | at least 1    |
+      | to_number       | +447700900001    |
+      | num_turns       | at least 1       |
+      | turns.responses | Riverside Clinic |
     And the conversation has a recording
 
   Scenario: a reminder SMS opens a conversation
     When the SMS "Reply YES to confirm" is sent to "+447700900002"
     Then the conversation record shows:
-      | in_progress | true |
+      | in_progress     | true                 |
+      | turns.responses | Reply YES to confirm |
 
   # From a number of the agent's own (agent_number), not the one the
   # platform picks for the environment.

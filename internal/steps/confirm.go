@@ -28,7 +28,7 @@ func confirmDefs() []Def {
 			"Waits for the call's final status (success or failure) and checks it; the wait is bounded by @within (default 2m).", callStatusStep),
 		def(GroupConfirm, `the conversation record shows:`, TableArg, `Then the conversation record shows:`,
 			"| field | value |\n| channel | WEBCHAT |\n| handoff | true |\n| num_turns | at least 2 |\n| metrics.BOOKED | true |\n| state.day | tuesday |",
-			"The recorded conversation (Conversations API) has these fields; metrics.NAME, state.KEY, turns.count and turns.intents reach inside.", recordStep),
+			"The recorded conversation (Conversations API) has these fields; metrics.NAME, state.KEY, turns.count, turns.intents and turns.responses (what the agent said, contained) reach inside.", recordStep),
 		def(GroupConfirm, `the handoff state `+q+` is `+q, NoArg, `Then the handoff state "reason" is "urgent_symptoms"`, "",
 			"The handoff state stored for the conversation holds the value under the key of its data.", func(c *call) (*Step, error) {
 				// A key built from ${...} is known only when the step
@@ -246,8 +246,16 @@ func recordRow(c *call, cc *assert.ConversationChecks, rawField, value string, x
 				}
 				cc.Turns.Intents = &assert.IntentsCheck{Pos: pos, Includes: names}
 				return nil
+			case "responses":
+				// Contains, not equals: the rows of a call's transcript
+				// are many, and a designer checks what was said in it.
+				if strings.TrimSpace(value) == "" {
+					return &hinted{msg: "turns.responses has no text", hint: "write what the agent said in some turn"}
+				}
+				cc.Turns.Responses = &assert.Text{Pos: pos, Contains: &value}
+				return nil
 			}
-			return &hinted{msg: fmt.Sprintf("unknown field turns.%s", rest), hint: "write turns.count or turns.intents"}
+			return &hinted{msg: fmt.Sprintf("unknown field turns.%s", rest), hint: "write turns.count, turns.intents or turns.responses"}
 		}
 		if _, known := assert.ConversationFieldKind(head); known {
 			return &hinted{msg: fmt.Sprintf("%s has no members", head), hint: "write " + head + " alone"}
@@ -284,7 +292,7 @@ func recordRow(c *call, cc *assert.ConversationChecks, rawField, value string, x
 		}
 		cc.Fields = append(cc.Fields, assert.FieldCheck{Pos: pos, Field: field, Bool: &assert.Bool{Pos: pos, Value: b}})
 	default:
-		return &hinted{msg: fmt.Sprintf("%s is checked member by member", field), hint: "write " + field + ".NAME (turns.count, turns.intents for turns)"}
+		return &hinted{msg: fmt.Sprintf("%s is checked member by member", field), hint: "write " + field + ".NAME (turns.count, turns.intents, turns.responses for turns)"}
 	}
 	return nil
 }

@@ -318,6 +318,8 @@ func TestCompileErrors(t *testing.T) {
 			"metrics. names no member", []string{"metrics.NAME"}},
 		{"record intents empty", Input{Keyword: "Then ", Text: `the conversation record shows:`, Table: [][]string{{"turns.intents", " , "}}},
 			"turns.intents lists no intent", nil},
+		{"record responses empty", Input{Keyword: "Then ", Text: `the conversation record shows:`, Table: [][]string{{"turns.responses", " "}}},
+			"turns.responses has no text", nil},
 		{"record boolean as a number", Input{Keyword: "Then ", Text: `the conversation record shows:`, Table: [][]string{{"handoff", "1"}}},
 			`handoff is true or false, not "1"`, nil},
 		{"record field unlike any", Input{Keyword: "Then ", Text: `the conversation record shows:`, Table: [][]string{{"zzzzzzzzzzzz", "1"}}},
