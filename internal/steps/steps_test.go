@@ -546,6 +546,7 @@ func TestRecordTableBuildsTheYAMLConfirm(t *testing.T) {
 		{"state.${k}", "${v}"},
 		{"turns.count", "At least ${min}"},
 		{"turns.intents", "urgent, , book"},
+		{"turns.responses", "Riverside ${v}"},
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -595,6 +596,11 @@ func TestRecordTableBuildsTheYAMLConfirm(t *testing.T) {
 	}
 	if cc.Turns == nil || cc.Turns.Count == nil || *cc.Turns.Count.Min != 2 || cc.Turns.Intents == nil || strings.Join(cc.Turns.Intents.Includes, ",") != "urgent,book" {
 		t.Errorf("turns %+v", cc.Turns)
+	}
+	// What the agent said in some turn: contained, its reference left
+	// for assert to expand.
+	if r := cc.Turns.Responses; r == nil || r.Contains == nil || *r.Contains != "Riverside ${v}" || r.Exact != nil || r.Pos != pos {
+		t.Errorf("turns.responses %+v", cc.Turns.Responses)
 	}
 }
 
