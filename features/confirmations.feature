@@ -18,6 +18,7 @@ Feature: Confirming outcomes beyond the chat
       | num_turns           | at least 2    |
       | turns.intents       | urgent        |
     And the handoff state "reason" is "urgent_symptoms"
+    And the conversation has no recording
     And a "conversation.completed" webhook arrives
     And a "handoff.created" webhook arrives
 
@@ -35,10 +36,27 @@ Feature: Confirming outcomes beyond the chat
     Then the call ends with status "success"
     And the conversation record shows:
       | channel     | VOICE-SIP     |
-      | to_number   | +447700900001 |
-      | num_turns   | at least 1    |
+      | to_number       | +447700900001    |
+      | num_turns       | at least 1       |
+      | turns.responses | Riverside Clinic |
+    And the conversation has a recording
 
   Scenario: a reminder SMS opens a conversation
     When the SMS "Reply YES to confirm" is sent to "+447700900002"
     Then the conversation record shows:
-      | in_progress | true |
+      | in_progress     | true                 |
+      | turns.responses | Reply YES to confirm |
+
+  # From a number of the agent's own (agent_number), not the one the
+  # platform picks for the environment.
+  @within:30s
+  Scenario: a reminder call from the clinic's number
+    When an outbound call is placed to "+447700900001" from "+15555550199"
+    Then the call ends with status "success"
+    And the conversation record shows:
+      | from_number | +15555550199 |
+
+  Scenario: a reminder SMS from the clinic's number
+    When the SMS "Reply YES to confirm" is sent to "+447700900002" from "+15555550199"
+    Then the conversation record shows:
+      | from_number | +15555550199 |

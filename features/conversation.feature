@@ -43,6 +43,9 @@ Feature: Conversation handling
     When the user says "what's on the menu?"
     Then the state "channel" is "VOICE-SIP"
     And the state "from_" is "+447700900123"
+    # The session's codes win over the agent's en-GB.
+    And the ASR language is "en-US"
+    And the TTS language is "en-US"
     And the topic "menu" was cited
     And the reply came within 5000 ms
 

@@ -31,8 +31,9 @@ import (
 // paths are the features both runs take, relative to the repository.
 var paths = []string{"features", "examples/features", "godogsteps/testdata"}
 
-// probeNumbers are the numbers the features call or text.
-var probeNumbers = []string{"+447700900001", "+447700900002", platformtest.Unreachable}
+// probeNumbers are the numbers the features call or text, and the
+// clinic's own number they call and text from.
+var probeNumbers = []string{"+447700900001", "+447700900002", "+15555550199", platformtest.Unreachable}
 
 // key names a scenario in both runs: its file and its name without the
 // row suffix agenttest adds to an Examples row.

@@ -27,6 +27,9 @@ Feature: probes
 
   Scenario: unlisted sms
     When the SMS "hi" is sent to "+447700900777"
+
+  Scenario: sms from an unlisted number
+    When the SMS "hi" is sent to "+447700900001" from "+447700900888"
 `,
 	}
 	c := newCLI(t, writeTree(t, files), remote, "run", "--target", "remote", "features")
@@ -36,7 +39,8 @@ Feature: probes
 	if strings.Contains(c.stdout.String(), "running ") {
 		t.Errorf("something ran before the refusal:\n%s", c.stdout)
 	}
-	for _, w := range []string{"features/probes.feature:9:5", `probe of scenario "unlisted sms" would call or text +447700900777 (sms: to), which is not an allowed probe number`} {
+	for _, w := range []string{"features/probes.feature:9:5", `probe of scenario "unlisted sms" would call or text +447700900777 (sms: to), which is not an allowed probe number`,
+		"features/probes.feature:12:5", `probe of scenario "sms from an unlisted number" would call or text +447700900888 (sms: agent_number), which is not an allowed probe number`} {
 		if !strings.Contains(c.stderr.String(), w) {
 			t.Errorf("stderr lacks %q:\n%s", w, c.stderr)
 		}

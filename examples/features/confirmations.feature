@@ -5,7 +5,8 @@
 # platform recorded once the conversation is over:
 #   - the conversation record (Conversations API), any field by its name;
 #   - the handoff state the agent stored for the contact centre;
-#   - webhook events, which must arrive signed for this conversation.
+#   - webhook events, which must arrive signed for this conversation;
+#   - the recording of a voice conversation.
 # A probe step starts a scenario from an outbound call or an SMS instead of
 # a debug chat.
 #
@@ -45,6 +46,8 @@ Feature: Clinic outcomes
     And the conversation record shows:
       | channel   | VOICE-SIP  |
       | num_turns | at least 1 |
+    # Only voice conversations have a recording ("has no recording" for a chat).
+    And the conversation has a recording
 
   Scenario: a reminder SMS opens a conversation
     When the SMS "Reply YES to confirm" is sent to "+447700900002"

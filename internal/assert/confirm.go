@@ -25,6 +25,18 @@ type Confirm struct {
 	// Webhooks lists the events that must arrive, signed, for the
 	// conversation.
 	Webhooks []WebhookCheck
+	// Recording checks whether the conversation has a recording (the
+	// audio endpoint of Conversations v3).
+	Recording *RecordingCheck
+}
+
+// RecordingCheck expects the conversation to have a recording, or none.
+// Only voice conversations (VOICE-SIP) have one; the platform answers a
+// chat conversation's audio with 404.
+type RecordingCheck struct {
+	Pos diag.Pos
+	// Want is true for a recording, false for none.
+	Want bool
 }
 
 // ConversationChecks checks the fields of a Conversation summary, each by
@@ -78,6 +90,10 @@ type TurnsCheck struct {
 	Count *Number
 	// Intents checks the intents found across all turns.
 	Intents *IntentsCheck
+	// Responses matches the agent's recorded responses, one per line in
+	// turn order (turns without one left out): what a call or an SMS
+	// probe said, which no debug-chat reply shows.
+	Responses *Text
 }
 
 // IntentsCheck checks the union of the turns' intents.
@@ -235,7 +251,64 @@ const (
 	keyConversation = "confirm.conversation"
 	keyHandoffState = "confirm.handoff_state"
 	keyWebhooks     = "confirm.webhooks"
+	keyRecording    = "confirm.recording"
 )
+
+// Recording is what the audio endpoint answered for a conversation:
+// Found is false for a 404 (no recording), Size the bytes of the
+// recording and ContentType its type as sent.
+type Recording struct {
+	Found       bool
+	Size        int
+	ContentType string
+}
+
+// CheckRecording evaluates a recording check for conversation convID,
+// whose recorded channel (empty when unknown) explains a missing
+// recording. A recording of no bytes is none: there is nothing to hear.
+func CheckRecording(rc *RecordingCheck, convID, channel string, got Recording) []Failure {
+	if rc == nil {
+		return nil
+	}
+	has := got.Found && got.Size > 0
+	if has == rc.Want {
+		return nil
+	}
+	f := Failure{Pos: rc.Pos, Key: keyRecording}
+	switch {
+	case has:
+		f.Message = fmt.Sprintf("conversation %s has a recording", convID)
+		f.Expected, f.Actual = "no recording", got.String()
+	case got.Found:
+		f.Message = fmt.Sprintf("conversation %s has an empty recording: the audio endpoint answered with no bytes", convID)
+		f.Expected, f.Actual = "a recording", "0 bytes"
+	default:
+		f.Message = fmt.Sprintf("conversation %s has no recording (the audio endpoint answered 404)", convID)
+		if channel != "" && !IsVoiceChannel(channel) {
+			f.Message += fmt.Sprintf(": only voice conversations (VOICE-SIP) have recordings, and its channel is %s", channel)
+		}
+		f.Expected, f.Actual = "a recording", "none"
+	}
+	return []Failure{f}
+}
+
+// String is the recording in one phrase: its size and type, or none.
+func (r Recording) String() string {
+	if !r.Found {
+		return "none"
+	}
+	s := fmt.Sprintf("%d bytes", r.Size)
+	if r.ContentType != "" {
+		s += " of " + r.ContentType
+	}
+	return s
+}
+
+// IsVoiceChannel reports whether a channel carries audio, and so may have
+// a recording: VOICE-SIP, and any other VOICE channel a platform names.
+func IsVoiceChannel(channel string) bool {
+	return strings.HasPrefix(strings.ToUpper(channel), "VOICE")
+}
 
 // CheckConversation evaluates the conversation checks against a record and
 // returns the broken ones in the order written. Keys read
@@ -354,6 +427,15 @@ func (c *checker) turns(t *TurnsCheck, conv *reply.Conversation) {
 			msg += fmt.Sprintf(" (num_turns is %d: transcript access may be off for the project)", conv.NumTurns)
 		}
 		c.fail(Failure{Pos: pos, Key: keyConversation + ".turns.count", Message: msg, Expected: t.Count.Describe(), Actual: strconv.Itoa(len(conv.Turns))})
+	}
+	if t.Responses != nil {
+		var said []string
+		for _, turn := range conv.Turns {
+			if turn.AgentResponse != "" {
+				said = append(said, turn.AgentResponse)
+			}
+		}
+		c.textAt(pos, t.Responses, label{key: keyConversation + ".turns.responses", subject: "the recorded agent text"}, "text", strings.Join(said, "\n"))
 	}
 	if t.Intents == nil {
 		return

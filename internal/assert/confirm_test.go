@@ -108,6 +108,13 @@ func TestCheckConversation(t *testing.T) {
 			Intents: &IntentsCheck{Pos: at(4), Includes: []string{"cancel"}, Excludes: []string{"urgent_symptoms"}}}},
 			keys: []string{"confirm.conversation.turns.count", "confirm.conversation.turns.intents.includes", "confirm.conversation.turns.intents.excludes"},
 			msg:  "conversation has 4 turns, expected at least 6"},
+		// The agent's recorded text, one turn's response per line: what
+		// an outbound call or an SMS said, which no reply shows.
+		{name: "responses pass", cc: &ConversationChecks{Pos: at(2), Turns: &TurnsCheck{Pos: at(3), Responses: &Text{Pos: at(5), Exact: new("Hello")}}}},
+		{name: "responses joined", cc: &ConversationChecks{Pos: at(2), Turns: &TurnsCheck{Pos: at(3), Responses: &Text{Pos: at(5), Equals: new("Hi\nBye")}}},
+			conv: &reply.Conversation{ID: "c", Turns: []reply.ConversationTurn{{AgentResponse: "Hi"}, {UserInput: "x"}, {AgentResponse: "Bye"}}}},
+		{name: "responses fail", cc: &ConversationChecks{Pos: at(2), Turns: &TurnsCheck{Pos: at(3), Responses: &Text{Pos: at(5), Contains: new("Goodbye")}}},
+			keys: []string{"confirm.conversation.turns.responses"}, msg: "the recorded agent text does not contain the expected text"},
 		{name: "hidden transcript is explained", cc: &ConversationChecks{Pos: at(2), Turns: &TurnsCheck{Pos: at(3), Count: &Number{Value: new(float64(4))}}},
 			conv: &reply.Conversation{ID: "c", NumTurns: 4},
 			keys: []string{"confirm.conversation.turns.count"}, msg: "transcript access may be off"},
@@ -401,5 +408,57 @@ func TestCountBound(t *testing.T) {
 		if got := fmt.Sprint(err); tc.want == "" && err != nil || tc.want != "" && !strings.HasPrefix(got, tc.want) {
 			t.Errorf("CountBound(%v) = %v, want %q", tc.v, err, tc.want)
 		}
+	}
+}
+
+// TestCheckRecording: a recording expected, or none, against what the
+// audio endpoint answered. A recording of no bytes is none; a missing one
+// of a chat says that only voice conversations have one.
+func TestCheckRecording(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		name    string
+		want    bool
+		channel string
+		got     Recording
+		// msg, expected and actual are the failure's; msg "" passes.
+		msg, expected, actual string
+	}
+	run := func(t *testing.T, tc testCase) {
+		t.Parallel()
+		rc := &RecordingCheck{Want: tc.want}
+		fs := CheckRecording(rc, "conv-1", tc.channel, tc.got)
+		if tc.msg == "" {
+			if len(fs) != 0 {
+				t.Fatalf("failures %+v, want none", fs)
+			}
+			return
+		}
+		if len(fs) != 1 || fs[0].Key != "confirm.recording" || fs[0].Message != tc.msg || fs[0].Expected != tc.expected || fs[0].Actual != tc.actual {
+			t.Fatalf("failures %+v, want one: %q, expected %q, actual %q", fs, tc.msg, tc.expected, tc.actual)
+		}
+	}
+	wav := Recording{Found: true, Size: 8044, ContentType: "audio/wav"}
+	for _, tc := range []testCase{
+		{name: "a call's recording", want: true, channel: "VOICE-SIP", got: wav},
+		{name: "a chat without one", want: false, channel: "WEBCHAT"},
+		{name: "a call without one", want: true, channel: "VOICE-SIP",
+			msg: "conversation conv-1 has no recording (the audio endpoint answered 404)", expected: "a recording", actual: "none"},
+		{name: "a call in lower case without one", want: true, channel: "voice-sip",
+			msg: "conversation conv-1 has no recording (the audio endpoint answered 404)", expected: "a recording", actual: "none"},
+		{name: "a record that names no channel", want: true,
+			msg: "conversation conv-1 has no recording (the audio endpoint answered 404)", expected: "a recording", actual: "none"},
+		{name: "a chat expected recorded", want: true, channel: "WEBCHAT",
+			msg:      "conversation conv-1 has no recording (the audio endpoint answered 404): only voice conversations (VOICE-SIP) have recordings, and its channel is WEBCHAT",
+			expected: "a recording", actual: "none"},
+		{name: "an empty recording", want: true, channel: "VOICE-SIP", got: Recording{Found: true},
+			msg: "conversation conv-1 has an empty recording: the audio endpoint answered with no bytes", expected: "a recording", actual: "0 bytes"},
+		{name: "an empty recording is none", want: false, channel: "VOICE-SIP", got: Recording{Found: true}},
+		{name: "a recording not expected", want: false, channel: "voice-sip", got: wav,
+			msg: "conversation conv-1 has a recording", expected: "no recording", actual: "8044 bytes of audio/wav"},
+		{name: "a recording without a type", want: false, got: Recording{Found: true, Size: 3},
+			msg: "conversation conv-1 has a recording", expected: "no recording", actual: "3 bytes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
 }

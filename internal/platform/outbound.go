@@ -131,7 +131,7 @@ func (c *Client) PlaceCall(ctx context.Context, req CallRequest) (*Call, error) 
 	if err != nil {
 		// It names the call (POST /v1/outbound-calling); the caller
 		// says which number it was for, as for a malformed answer.
-		return nil, err
+		return nil, unprovisioned(req.AgentNumber, err)
 	}
 	defer resp.release()
 	r, err := decodeRecord(resp.body())

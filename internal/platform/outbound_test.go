@@ -63,9 +63,11 @@ func TestCallAnswers(t *testing.T) {
 	}
 }
 
-// TestSMSRefused: a 400 to an SMS sent from a given number says the
-// number must be provisioned for the project; the same status without a
-// number, or another status, is said as the platform said it.
+// TestSMSRefused: a 400 to an SMS or a call placed from a given number
+// says the number must be provisioned for the project (the reference
+// gives that 400 to the group of both); the same status without a
+// number, or another status, is said as the platform said it. A call's
+// 400 was an error of the platform, retried with the same number.
 func TestSMSRefused(t *testing.T) {
 	t.Parallel()
 	type testCase struct {
@@ -73,11 +75,17 @@ func TestSMSRefused(t *testing.T) {
 		status int
 		from   string
 		want   string // the start of the error
+		call   bool
 	}
 	run := func(t *testing.T, tc testCase) {
 		t.Parallel()
 		c := serveFixed(t, &fixed{status: tc.status, body: `{"error":"refused"}`})
-		_, err := c.SendSMS(context.Background(), SMSRequest{To: "+447700900002", Message: "hi", ConnectorID: "CONN-1", AgentNumber: tc.from})
+		var err error
+		if tc.call {
+			_, err = c.PlaceCall(context.Background(), CallRequest{To: "+447700900002", AgentNumber: tc.from})
+		} else {
+			_, err = c.SendSMS(context.Background(), SMSRequest{To: "+447700900002", Message: "hi", ConnectorID: "CONN-1", AgentNumber: tc.from})
+		}
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("err = %v, want it to start %q", err, tc.want)
 		}
@@ -87,10 +95,13 @@ func TestSMSRefused(t *testing.T) {
 		}
 	}
 	for _, tc := range []testCase{
-		{"400 from a number", http.StatusBadRequest, "+15550009", "from +15550009: the agent number must be one provisioned for the project: POST /v1/outbound-sms: 400"},
-		{"400", http.StatusBadRequest, "", "POST /v1/outbound-sms: 400"},
-		{"404 from a number", http.StatusNotFound, "+15550009", "POST /v1/outbound-sms: 404"},
-		{"403 from a number", http.StatusForbidden, "+15550009", "POST /v1/outbound-sms: 403"},
+		{"400 from a number", http.StatusBadRequest, "+15550009", "from +15550009: the agent number must be one provisioned for the project: POST /v1/outbound-sms: 400", false},
+		{"400", http.StatusBadRequest, "", "POST /v1/outbound-sms: 400", false},
+		{"404 from a number", http.StatusNotFound, "+15550009", "POST /v1/outbound-sms: 404", false},
+		{"403 from a number", http.StatusForbidden, "+15550009", "POST /v1/outbound-sms: 403", false},
+		{"call 400 from a number", http.StatusBadRequest, "+15550009", "from +15550009: the agent number must be one provisioned for the project: POST /v1/outbound-calling: 400", true},
+		{"call 400", http.StatusBadRequest, "", "POST /v1/outbound-calling: 400", true},
+		{"call 422 from a number", http.StatusUnprocessableEntity, "+15550009", "POST /v1/outbound-calling: 422", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}

@@ -52,14 +52,25 @@ type SMSResult struct {
 	Raw map[string]any
 }
 
-// errUnprovisioned marks the reference's 400 for an SMS from an
+// errUnprovisioned marks the reference's 400 for an SMS or a call from an
 // agent_number the project does not have (IsUnprovisioned).
 var errUnprovisioned = errors.New("the agent number must be one provisioned for the project")
 
 // IsUnprovisioned reports whether err is the platform's refusal of an SMS
-// from an agent_number the project does not have: the request as written
-// is refused, and sent again it would be refused again.
+// or a call from an agent_number the project does not have: the request
+// as written is refused, and sent again it would be refused again.
 func IsUnprovisioned(err error) bool { return errors.Is(err, errUnprovisioned) }
+
+// unprovisioned marks err as that refusal when it is a 400 to a request
+// that named an agent number (the reference's group of outbound calling
+// and SMS: "400 for an agent_number that is not provisioned").
+func unprovisioned(agentNumber string, err error) error {
+	var ae *APIError
+	if agentNumber != "" && errors.As(err, &ae) && ae.Status == http.StatusBadRequest {
+		return fmt.Errorf("from %s: %w: %w", agentNumber, errUnprovisioned, err)
+	}
+	return err
+}
 
 // SendSMS sends an SMS. A 429 (the per-project SMS rate) is retried as the
 // client's retry policy says, honouring Retry-After; other failures are not
@@ -88,11 +99,7 @@ func (c *Client) SendSMS(ctx context.Context, req SMSRequest) (*SMSResult, error
 	if err != nil {
 		// It names the call (POST /v1/outbound-sms); the caller says
 		// which number it was for, as for a malformed answer.
-		var ae *APIError
-		if req.AgentNumber != "" && errors.As(err, &ae) && ae.Status == http.StatusBadRequest {
-			return nil, fmt.Errorf("from %s: %w: %w", req.AgentNumber, errUnprovisioned, err)
-		}
-		return nil, err
+		return nil, unprovisioned(req.AgentNumber, err)
 	}
 	defer resp.release()
 	if len(bytes.TrimSpace(resp.body())) == 0 {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/agenttest/agenttest/internal/assert"
@@ -394,7 +395,7 @@ func (d detail) writeTranscript(a *result.Attempt, upTo int, indent string) {
 		d.line(in, d.st.paint(sgrDim, label))
 		msg := in + "  "
 		if t.Index > 0 {
-			d.message(msg, "> ", t.Say)
+			d.message(msg, "> ", saidText(t.Say))
 		}
 		v := viewTurn(t.Reply())
 		info := msg + "  "
@@ -439,6 +440,21 @@ func (d detail) writeTranscript(a *result.Attempt, upTo int, indent string) {
 			d.line(info, d.st.paint(sgrYellow, "conversation ended"))
 		}
 	}
+}
+
+// saidText is what a transcript shows of a user turn: an empty message
+// is a silence (silence: true, say: "", When the user stays silent),
+// which a bare "> " would leave looking like a message lost, as the HTML
+// report's bubble says too; a message of blanks alone is quoted, since
+// the line would show none of them.
+func saidText(say string) string {
+	switch {
+	case say == "":
+		return "(silence)"
+	case strings.TrimSpace(say) == "":
+		return strconv.Quote(say)
+	}
+	return say
 }
 
 // message writes "> text" or "< text", continuing a multi-line text under

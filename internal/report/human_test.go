@@ -763,6 +763,11 @@ func TestTranscriptEmptyReply(t *testing.T) {
 		want string
 	}{
 		{debug, "transcript:\n  turn 1\n    > hi\n    <\n"},
+		// A silence: an empty message, which a bare ">" showed as a
+		// message lost. A blank one is quoted, its blanks shown.
+		{exchange{index: 1, pos: pos("a.yaml", 4, 5), conv: "c1", text: "Sorry, I didn't hear anything."}.turn(),
+			"transcript:\n  turn 1\n    > (silence)\n    < Sorry, I didn't hear anything.\n"},
+		{exchange{index: 1, pos: pos("a.yaml", 4, 5), say: "  ", conv: "c1", text: "Sorry?"}.turn(), "transcript:\n  turn 1\n    > \"  \"\n    < Sorry?\n"},
 		{msg, "transcript:\n  turn 1 · 40ms\n    > hi\n    (no message)\n"},
 		// A stream cut before its end: what it had shown.
 		{msgTurn(1, 4, "hi", "", "c1", 0, &reply.Messaging{Events: []reply.Event{

@@ -536,8 +536,8 @@ type Step struct {
 	// user says \"thanks\"").
 	Text string `json:"text"`
 	// Confirms are what a confirm step reads, named as the keys of
-	// confirm: are: one or more of "conversation", "handoff_state" and
-	// "webhooks", in that order.
+	// confirm: are: one or more of "conversation", "handoff_state",
+	// "recording" and "webhooks", in that order.
 	Confirms []string `json:"confirms,omitempty"`
 }
 
@@ -558,6 +558,7 @@ const (
 	ConfirmConversation = "conversation"
 	ConfirmHandoffState = "handoff_state"
 	ConfirmWebhook      = "webhook"
+	ConfirmRecording    = "recording"
 	ConfirmCall         = "call"
 	ConfirmSMS          = "sms"
 )

@@ -25,6 +25,7 @@ type Records interface {
 	GetConversation(ctx context.Context, projectID, conversationID string) (*reply.Conversation, error)
 	ListConversations(ctx context.Context, projectID string, q platform.ListQuery) (*platform.ConversationPage, error)
 	HandoffState(ctx context.Context, projectID, conversationID, sharedID string) (*reply.HandoffState, error)
+	ConversationAudio(ctx context.Context, projectID, conversationID string) ([]byte, string, error)
 	PlaceCall(ctx context.Context, req platform.CallRequest) (*platform.Call, error)
 	CallStatus(ctx context.Context, sid string) (*platform.CallStatus, error)
 	SendSMS(ctx context.Context, req platform.SMSRequest) (*platform.SMSResult, error)
@@ -149,6 +150,17 @@ func (s *Session) confirm(c *assert.Confirm, convID string, waitEnded bool) (ok,
 		}
 		fails = append(fails, hf...)
 	}
+	if r := c.Recording; r != nil {
+		channel := ""
+		if conv != nil {
+			channel = conv.Channel
+		}
+		rf, stop, retry := s.confirmRecording(r, convID, channel)
+		if stop {
+			return s.confirmStopped(fails, retry)
+		}
+		fails = append(fails, rf...)
+	}
 	if len(c.Webhooks) > 0 {
 		wf, stop, retry := s.confirmWebhooks(c.Webhooks, convID)
 		if stop {
@@ -267,6 +279,61 @@ func (s *Session) confirmHandoff(h *assert.HandoffStateCheck, convID string) (fa
 		rec.Found, rec.Summary = true, "data: "+reply.Render(hs.Data)
 	}
 	return assert.CheckHandoffState(h, hs, s.expand), false, false
+}
+
+// confirmRecording reads the conversation's recording (the audio
+// endpoint) and checks that there is one, or none. The record was read
+// first, so the conversation exists and a 404 is "no recording", as the
+// reference answers a chat conversation. A recording may be stored a
+// little after the call ends: one expected of a voice conversation (or
+// of one whose channel the record does not say) is read with backoff
+// within the confirmation's bound; none expected, or one of a chat, which
+// never has one, is read once.
+func (s *Session) confirmRecording(rc *assert.RecordingCheck, convID, channel string) (fails []assert.Failure, stop, retry bool) {
+	rec := &result.Confirmation{Pos: rc.Pos, Kind: result.ConfirmRecording, Subject: convID}
+	started := s.opts.Now()
+	defer func() {
+		rec.Duration = s.opts.Now().Sub(started)
+		s.a.Confirmations = append(s.a.Confirmations, rec)
+	}()
+	var got assert.Recording
+	read := func(ctx context.Context) (bool, error) {
+		rec.Reads++
+		audio, ctype, err := s.opts.Records.ConversationAudio(ctx, s.c.Agent, convID)
+		if platform.IsNotFound(err) {
+			got = assert.Recording{}
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		got = assert.Recording{Found: true, Size: len(audio), ContentType: ctype}
+		return len(audio) > 0, nil
+	}
+	var err error
+	if rc.Want && (channel == "" || assert.IsVoiceChannel(channel)) {
+		err = s.poll(read)
+	} else {
+		ctx, cancel := withTimeout(s.ctx, s.opts.TurnTimeout, s.opts)
+		_, err = read(ctx)
+		err = s.namedIf(ctx, err)
+		cancel()
+	}
+	if err != nil {
+		rec.Summary = "not read"
+		return nil, true, s.platformFailed(rc.Pos, "confirm: read the recording of conversation "+convID, err)
+	}
+	rec.Found, rec.Summary = got.Found, got.String()
+	if !got.Found {
+		rec.Summary = "none (the audio endpoint answered 404)"
+		if !rc.Want {
+			// Its ✗ says the platform had nothing, which is what the
+			// check asked for: said, so a passing case does not read as
+			// a failed one.
+			rec.Summary = "none, as expected (the audio endpoint answered 404)"
+		}
+	}
+	return assert.CheckRecording(rc, convID, channel, got), false, false
 }
 
 // confirmWebhooks waits for every expected event of the conversation under

@@ -63,6 +63,9 @@ func (s *Session) confirms(st *steps.Step) []string {
 	if cf != nil && cf.HandoffState != nil {
 		out = append(out, "handoff_state")
 	}
+	if cf != nil && cf.Recording != nil {
+		out = append(out, "recording")
+	}
 	if (cf != nil && len(cf.Webhooks) > 0) || len(st.Webhooks) > 0 {
 		out = append(out, "webhooks")
 	}

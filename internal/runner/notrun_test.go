@@ -24,6 +24,7 @@ scenarios:
     confirm:
       conversation: {handoff: true}
       handoff_state: {data: {reason: urgent_symptoms}}
+      recording: false
       webhooks: [handoff.created]
   - name: errors at the second turn
     turns:
@@ -50,6 +51,7 @@ Feature: not run
     Then the conversation record shows:
       | handoff | true |
     And the handoff state "reason" is "urgent_symptoms"
+    And the conversation has no recording
     And a "handoff.created" webhook arrives
 
   Scenario: errors at the second turn
@@ -104,11 +106,11 @@ func TestNotRun(t *testing.T) {
 		"notrun.yaml": {
 			`notrun.yaml:8:9 say 2 "When the user says \"thanks\"" []
 notrun.yaml:9:9 say 3 "When the user says \"bye\"" []
-notrun.yaml:10:5 confirm 0 "Then the platform's records meet the expectations of confirm:" [conversation handoff_state webhooks]
+notrun.yaml:10:5 confirm 0 "Then the platform's records meet the expectations of confirm:" [conversation handoff_state recording webhooks]
 `,
-			`notrun.yaml:18:9 check 2 "Then the reply meets the expectations of expect:" []
-notrun.yaml:19:19 capture 2 "Then response of the reply is captured as ${day}" []
-notrun.yaml:20:9 say 3 "When the user says \"goodbye\"" []
+			`notrun.yaml:19:9 check 2 "Then the reply meets the expectations of expect:" []
+notrun.yaml:20:19 capture 2 "Then response of the reply is captured as ${day}" []
+notrun.yaml:21:9 say 3 "When the user says \"goodbye\"" []
 `,
 			"",
 		},
@@ -117,11 +119,12 @@ notrun.yaml:20:9 say 3 "When the user says \"goodbye\"" []
 notrun.feature:8:5 say 3 "And the user says \"bye\"" []
 notrun.feature:9:5 confirm 0 "Then the conversation record shows:" [conversation]
 notrun.feature:11:5 confirm 0 "And the handoff state \"reason\" is \"urgent_symptoms\"" [handoff_state]
-notrun.feature:12:5 confirm 0 "And a \"handoff.created\" webhook arrives" [webhooks]
+notrun.feature:12:5 confirm 0 "And the conversation has no recording" [recording]
+notrun.feature:13:5 confirm 0 "And a \"handoff.created\" webhook arrives" [webhooks]
 `,
-			`notrun.feature:17:5 check 2 "Then the agent's reply contains \"hi\"" []
-notrun.feature:18:5 capture 2 "And I remember \"day\" from the reply matching \"(\\w+day)\"" []
-notrun.feature:19:5 say 3 "When the user says \"goodbye\"" []
+			`notrun.feature:18:5 check 2 "Then the agent's reply contains \"hi\"" []
+notrun.feature:19:5 capture 2 "And I remember \"day\" from the reply matching \"(\\w+day)\"" []
+notrun.feature:20:5 say 3 "When the user says \"goodbye\"" []
 `,
 			"",
 		},

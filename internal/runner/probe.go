@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agenttest/agenttest/internal/assert"
+	"github.com/agenttest/agenttest/internal/brand"
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/reply"
@@ -63,6 +64,9 @@ func (s *Session) probeNumber(pos diag.Pos, what, raw string) (string, bool) {
 // confirmation, in a feature that writes none).
 type placedCall struct {
 	sid, to string
+	// project is the agent the platform's answer to the call names,
+	// when it names one.
+	project string
 	// step is the text of the probe step that placed it (a feature
 	// step as written), for the failures of a wait no step asked for.
 	step    string
@@ -130,6 +134,7 @@ func (s *Session) placeCall(pos diag.Pos, pr *steps.ProbeSpec) (pc *placedCall, 
 		return nil, false, s.platformFailed(cp.Pos, "probe: place call to "+to, err)
 	}
 	pc.sid = call.SID
+	pc.project = call.AgentID
 	// Lost on the line if it ends without its conversation
 	// (releaseLine).
 	s.sent = &lostProbe{key: s.onLine, sid: call.SID}
@@ -170,6 +175,13 @@ func (s *Session) awaitCall(pc *placedCall, pos diag.Pos, expect string, expectP
 		last := reply.CallQueued
 		if st != nil {
 			last = st.Status
+			if where := s.elsewhere(cmp.Or(st.AgentID, pc.project), st.Env); where != "" {
+				rec.Summary = fmt.Sprintf("status=%s to=%s %s", last, pc.to, where)
+				s.errored(&result.Error{Pos: pos, Kind: result.KindConfig, Message: fmt.Sprintf(
+					"probe: call %s to %s: the platform placed it in %s: it did not take the agent and environment sent in the call's body (agent_id and environment: names the reference does not show), or the call token is another project's, so its conversation is not the scenario's to confirm",
+					pc.sid, pc.to, where)})
+				return false, false
+			}
 		}
 		rec.Summary = fmt.Sprintf("status=%s to=%s", last, pc.to)
 		if st != nil && st.FailureReason != "" {
@@ -301,6 +313,16 @@ func (s *Session) probeSMS(pos diag.Pos, sp *steps.SMSProbe) (convID string, ok,
 	}
 	rec.Found = true
 	rec.Summary = "sent from " + cmp.Or(res.AgentNumber, "the environment's number")
+	if where := s.elsewhere(res.ProjectID, res.Env); where != "" {
+		// Its conversation is not where the confirmation reads: a wait
+		// for it would fail the agent on the connector configured.
+		s.sent = nil
+		rec.Summary += ", " + where
+		s.errored(&result.Error{Pos: sp.Pos, Kind: result.KindConfig, Message: fmt.Sprintf(
+			"probe: SMS to %s: the platform opened its conversation in %s: an SMS runs in the project and environment of its connector id (%s), so the one sent is not the connector of agent %s in %s (check %s)",
+			to, where, brand.TokenIDHeader, agent, s.c.Env, cmp.Or(s.opts.Settings.SMSConnector, "sms_connector_id on the target"))})
+		return "", false, false
+	}
 	convID = res.ConversationID
 	if convID == "" {
 		convID, ok, retry = s.findConversation(pos, "SMS to "+to, msg, nil, started, known, func(c *reply.Conversation) int {
@@ -318,6 +340,31 @@ func (s *Session) probeSMS(pos diag.Pos, sp *steps.SMSProbe) (convID string, ok,
 	s.a.ConversationID = convID
 	rec.Summary += ", conversation " + convID
 	return convID, true, false
+}
+
+// elsewhere says where a probe's conversation went when the platform's
+// answer names another project or environment than the scenario's
+// ("project p2, not p1"), and "" when it names neither or the same ones.
+// The platform chooses them from what agenttest sent: for an SMS from the
+// connector id alone (its body names neither), for a call from the body's
+// agent_id and environment, whose names the reference does not show. Such
+// a conversation is never where the confirmation reads it, and waiting
+// for it would fail the agent on what the configuration chose. A project
+// is another only when named in the scenario's form (a slug, or
+// PROJECT-XXXXXXXX): the platform may name the agent in the other one.
+// An environment that is none of the conversations' (the reference names
+// a token environment "dev") says nothing of where the record went.
+func (s *Session) elsewhere(project, env string) string {
+	var where []string
+	agent := s.c.Agent
+	if project != "" && agent != "" && !strings.EqualFold(project, agent) &&
+		strings.HasPrefix(project, "PROJECT-") == strings.HasPrefix(agent, "PROJECT-") {
+		where = append(where, fmt.Sprintf("project %s, not %s", project, agent))
+	}
+	if e := reply.EnvSpelled(env); e != "" && s.c.Env != "" && e != s.c.Env {
+		where = append(where, fmt.Sprintf("environment %s, not %s", e, s.c.Env))
+	}
+	return strings.Join(where, ", ")
 }
 
 // callChannels are the channels a call's conversation is listed under.

@@ -32,6 +32,8 @@ type hostileRuntime struct {
 	smsBody   string
 	// callStatus, when set, answers the call's placement with it.
 	callStatus int
+	// callBody, when set, is the answer to the call's placement.
+	callBody string
 	// list answers the n-th read of the conversations list made after
 	// the probe called or texted (from 1; 0 for a read made before);
 	// get answers a read of one record (nil for 404).
@@ -47,6 +49,10 @@ type hostileRuntime struct {
 	// getAnswer, when set, answers the n-th read of a record (from 1)
 	// with its status and body instead of get.
 	getAnswer func(n int) (int, string)
+	// audio, when set, answers the n-th read of a recording (from 1):
+	// status and body.
+	audio      func(n int) (int, string)
+	audioReads int
 	// handoff, when set, answers the reads of the handoff state, given
 	// their query.
 	handoff func(q url.Values) (int, string)
@@ -80,7 +86,7 @@ func (h *hostileRuntime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `{"error_message":"refused"}`)
 	case r.Method == http.MethodPost && p == "/v1/outbound-calling":
 		h.probed = true
-		fmt.Fprint(w, `{"call_sid":"OUT-1","status":"queued"}`)
+		fmt.Fprint(w, cmp.Or(h.callBody, `{"call_sid":"OUT-1","status":"queued"}`))
 	case h.hang != nil && h.hang(r, h.probed):
 		// Held until the client gives the request up, answered to
 		// nobody: the runner's clock moves on meanwhile, and its bounds
@@ -119,6 +125,13 @@ func (h *hostileRuntime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		fmt.Fprintf(w, `{"conversations":[%s],"cursor":null}`, strings.Join(h.list(n), ","))
+	case r.Method == http.MethodGet && strings.HasPrefix(p, "/v3/ws-abcd1234/p1/conversations/") && strings.HasSuffix(p, "/audio") && h.audio != nil:
+		h.audioReads++
+		status, body := h.audio(h.audioReads)
+		if status == http.StatusOK {
+			w.Header().Set("Content-Type", "audio/wav")
+		}
+		h.answer(w, status, body)
 	case r.Method == http.MethodGet && strings.HasPrefix(p, "/v3/ws-abcd1234/p1/conversations/") && h.getAnswer != nil:
 		h.getReads++
 		status, body := h.getAnswer(h.getReads)
@@ -644,6 +657,29 @@ scenarios:
 	a := c.Last()
 	if c.Status != result.Errored || a.Error == nil || a.Error.Kind != result.KindConfig || len(c.Attempts) != 1 ||
 		!strings.Contains(a.Error.Message, "from +447700900003: the agent number must be one provisioned for the project") {
+		t.Fatalf("%s after %d attempts, want a configuration error, not retried%s", c.Status, len(c.Attempts), describe(c))
+	}
+}
+
+// TestCallFromUnprovisionedNumber: the reference gives the 400 for an
+// agent_number that is not provisioned to outbound calling as to SMS. A
+// call placed from such a number errored as the platform's, was placed
+// again with the same number on every retry, and the run's status blamed
+// the platform or the network; it is now the scenario's configuration,
+// as the SMS's is.
+func TestCallFromUnprovisionedNumber(t *testing.T) {
+	t.Parallel()
+	h := &hostileRuntime{callStatus: http.StatusBadRequest, list: func(int) []string { return nil }, get: func(string) *string { return nil }}
+	c := runHostile(t, h, `suite: s
+agent: p1
+scenarios:
+  - name: call
+    probe: {outbound_call: {to: "+447700900002", agent_number: "+447700900003"}}
+    confirm: {conversation: {channel: VOICE-SIP}}
+`, func(o *Options) { o.Retries = 2 })
+	a := c.Last()
+	if c.Status != result.Errored || a.Error == nil || a.Error.Kind != result.KindConfig || len(c.Attempts) != 1 ||
+		!strings.Contains(a.Error.Message, "from +447700900003: the agent number must be one provisioned for the project: POST /v1/outbound-calling: 400") {
 		t.Fatalf("%s after %d attempts, want a configuration error, not retried%s", c.Status, len(c.Attempts), describe(c))
 	}
 }

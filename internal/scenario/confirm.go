@@ -19,7 +19,7 @@ var probeStatuses = []string{reply.CallSuccess, reply.CallFailure}
 
 var confirmKeys = keySet{
 	what: "confirm",
-	keys: []string{"conversation", "handoff_state", "webhooks"},
+	keys: []string{"conversation", "handoff_state", "webhooks", "recording"},
 	moved: map[string]string{
 		"handoff":   "handoff is a field of the record: confirm: {conversation: {handoff: true}}",
 		"state":     "state is a field of the record: confirm: {conversation: {state: {...}}}",
@@ -29,6 +29,7 @@ var confirmKeys = keySet{
 	},
 	means: map[string]string{
 		"webhook": "webhooks",
+		"audio":   "recording",
 	},
 }
 
@@ -66,11 +67,15 @@ func (d *decoder) confirm(p pair) *steps.Step {
 			c.HandoffState = d.handoffState(f)
 		case "webhooks":
 			c.Webhooks = d.webhooks(f)
+		case "recording":
+			if v, ok := d.boolean(f.Val, "recording"); ok {
+				c.Recording = &assert.RecordingCheck{Pos: d.pos(f.Key), Want: v}
+			}
 		}
 	}
 	if len(fields) == 0 && len(order) == 0 {
 		if n := d.resolve(p.Val); n != nil && len(n.Content) == 0 {
-			d.warnf(p.Key, "confirm has no checks: add conversation:, handoff_state: or webhooks:")
+			d.warnf(p.Key, "confirm has no checks: add conversation:, handoff_state:, webhooks: or recording:")
 		}
 	}
 	st := &steps.Step{Kind: steps.Confirm, Pos: c.Pos,
@@ -225,8 +230,9 @@ func (d *decoder) keyChecks(p pair, what string) []assert.StateCheck {
 }
 
 func (d *decoder) turnsCheck(p pair) *assert.TurnsCheck {
-	fields, _, ok := d.object(p.Val, keySet{what: "conversation.turns", keys: []string{"count", "intents"},
-		moved: map[string]string{"includes": "intents are checked under intents: {includes: [...]}"}})
+	fields, _, ok := d.object(p.Val, keySet{what: "conversation.turns", keys: []string{"count", "intents", "responses"},
+		moved: map[string]string{"includes": "intents are checked under intents: {includes: [...]}"},
+		means: map[string]string{"agent_response": "responses", "agent_responses": "responses"}})
 	if !ok {
 		return nil
 	}
@@ -240,8 +246,11 @@ func (d *decoder) turnsCheck(p pair) *assert.TurnsCheck {
 	if f, ok := fields["intents"]; ok {
 		t.Intents = d.intents(f)
 	}
+	if f, ok := fields["responses"]; ok {
+		t.Responses = d.matcherAt(f, "conversation.turns.responses")
+	}
 	if len(fields) == 0 {
-		d.warnf(p.Key, "turns has no checks: add count: or intents:")
+		d.warnf(p.Key, "turns has no checks: add count:, intents: or responses:")
 	}
 	return t
 }
@@ -623,13 +632,14 @@ func confirmAfterFailedCall(program []*steps.Step) diag.Diagnostics {
 	return ds
 }
 
-// smsConversationEnds warns, in YAML and in a feature alike, of each check
+// smsConfirmations warns, in YAML and in a feature alike, of each check
 // of an SMS probe's confirmation that waits for its conversation to end
 // (in_progress: false, a conversation.completed event): the conversation
 // an SMS opens stays open for the reply, and the platform ends it only
 // after a day without one. Such a check waits out its bound and fails the
-// agent, unless the agent ends the conversation itself.
-func smsConversationEnds(program []*steps.Step) diag.Diagnostics {
+// agent, unless the agent ends the conversation itself. A recording it
+// expects is refused: an SMS conversation has none.
+func smsConfirmations(program []*steps.Step) diag.Diagnostics {
 	var ds diag.Diagnostics
 	warn := func(pos diag.Pos, what string) {
 		ds = ds.Append(diag.Diagnostic{Severity: diag.Warning, Pos: pos,
@@ -658,7 +668,52 @@ func smsConversationEnds(program []*steps.Step) diag.Diagnostics {
 					warn(w.Pos, "the "+w.Event+" event")
 				}
 			}
+			if rc := cf.Recording; rc != nil && rc.Want {
+				// The platform answers the audio of any conversation
+				// that is not a call with 404: run, it failed the agent.
+				ds = ds.Append(diag.Diagnostic{Severity: diag.Error, Pos: rc.Pos,
+					Message: "an SMS probe's conversation has no recording: only voice conversations (VOICE-SIP) have one",
+					Hint:    "confirm a recording after an outbound call, or a debug chat on the channel VOICE-SIP"})
+			}
 		}
+	}
+	return ds
+}
+
+// chatChannels are the channels the reference answers a recording of with
+// 404: its chats, and SMS.
+var chatChannels = []string{"WEBCHAT", "CHAT", "SMS"}
+
+// chatRecordings refuses, in YAML and in a feature alike, each recording
+// a debug chat's or a web chat's confirmation expects when the scenario's
+// conversation is a chat: one over messaging (web chat), or one whose
+// channel (start: channel, Given the channel) is WEBCHAT, CHAT or SMS.
+// The platform answers a chat's audio with 404, so the check could never
+// hold, and run, it failed the agent. A channel written with ${...}, or
+// none (the platform's default, which the reference does not give), or
+// one agenttest does not know, is left to the run.
+func chatRecordings(sc *Scenario) diag.Diagnostics {
+	var channel string
+	switch {
+	case sc.Messaging():
+		channel = "WEBCHAT"
+	case slices.Contains(chatChannels, sc.Start.Channel):
+		channel = sc.Start.Channel
+	default:
+		return nil
+	}
+	var ds diag.Diagnostics
+	for _, st := range sc.Steps {
+		if st.Kind != steps.Confirm || st.Confirm == nil {
+			continue
+		}
+		cf, err := st.Confirm(keepRefs)
+		if err != nil || cf.Recording == nil || !cf.Recording.Want {
+			continue
+		}
+		ds = ds.Append(diag.Diagnostic{Severity: diag.Error, Pos: cf.Recording.Pos,
+			Message: fmt.Sprintf("scenario %q runs on the channel %s, whose conversations have no recording: only voice conversations (VOICE-SIP) have one", sc.Name, channel),
+			Hint:    "open the debug chat on VOICE-SIP (start: {channel: VOICE-SIP}, Given the channel \"VOICE-SIP\"), or confirm recording: false"})
 	}
 	return ds
 }

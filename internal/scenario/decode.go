@@ -329,6 +329,9 @@ func (d *decoder) start(p pair) Start {
 		return ""
 	}
 	st.Channel = get("channel")
+	if msg, hint := channelWarning(st.Channel); msg != "" {
+		d.diags = d.diags.Append(diag.Diagnostic{Severity: diag.Warning, Pos: d.pos(fields["channel"].Val), Message: msg, Hint: hint})
+	}
 	st.Variant = get("variant")
 	st.ASRLang = get("asr_lang")
 	st.TTSLang = get("tts_lang")
@@ -730,7 +733,7 @@ func (d *decoder) scenario(item *yaml.Node, fields map[string]pair, s *Suite, de
 		if confirm != nil {
 			sc.Steps = append(sc.Steps, confirm)
 			d.diags = append(d.diags, confirmAfterFailedCall(sc.Steps)...)
-			d.diags = append(d.diags, smsConversationEnds(sc.Steps)...)
+			d.diags = append(d.diags, smsConfirmations(sc.Steps)...)
 		}
 		d.probeScenario(item, sc, fields, confirm != nil)
 		sc.EnvRefs = x.expanded(sc, row.envRefs())
@@ -744,6 +747,7 @@ func (d *decoder) scenario(item *yaml.Node, fields map[string]pair, s *Suite, de
 	sc.Steps = append(sc.Steps, turns...)
 	if confirm != nil {
 		sc.Steps = append(sc.Steps, confirm)
+		d.diags = append(d.diags, chatRecordings(sc)...)
 	}
 	if len(turns) == 0 && !checks {
 		if _, ok := fields["turns"]; !ok && !scenarioKeys.tookFor(item, "turns") && !scenarioKeys.tookFor(item, "greeting") {

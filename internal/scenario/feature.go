@@ -599,6 +599,11 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle, x *expansions, 
 				}
 			}
 		}
+		if params.Channel != before.Channel {
+			if msg, hint := channelWarning(params.Channel); msg != "" {
+				fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Warning, Pos: argAt, Message: msg, Hint: hint})
+			}
+		}
 		if params.Agent != before.Agent {
 			at.agent = argAt
 		}
@@ -669,9 +674,12 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle, x *expansions, 
 	for _, st := range sc.Steps {
 		fl.diags = append(fl.diags, viaStep(st, sc.Messaging())...)
 	}
+	if probe == nil && !broken {
+		fl.diags = append(fl.diags, chatRecordings(sc)...)
+	}
 	if probe != nil && !broken {
 		fl.diags = append(fl.diags, confirmAfterFailedCall(sc.Steps)...)
-		fl.diags = append(fl.diags, smsConversationEnds(sc.Steps)...)
+		fl.diags = append(fl.diags, smsConfirmations(sc.Steps)...)
 		// As the YAML decoder warns of a probe scenario's start: and of
 		// an SMS probe without confirm:.
 		if !startAt.IsZero() {
@@ -795,17 +803,23 @@ func (fl *featureLoader) probeRules(st *steps.Step, probe **steps.Step, started 
 				"a probe replaces the debug chat: make it the first When, or write a separate scenario")
 			return
 		}
-		to := ""
+		to, from := "", ""
 		if st.Probe.Call != nil {
-			to = st.Probe.Call.To
+			to, from = st.Probe.Call.To, st.Probe.Call.AgentNumber
 		} else {
-			to = st.Probe.SMS.To
+			to, from = st.Probe.SMS.To, st.Probe.SMS.AgentNumber
 		}
 		// An empty number is refused as YAML's to: "" is; one with ${...}
-		// is checked when it is expanded.
-		if !strings.Contains(to, "${") && !validPhone(to) {
-			bad(fmt.Sprintf("probe step %q: %q is not a phone number", st.Text, to), `write an E.164 number such as "+447700900001"`)
-			return
+		// is checked when it is expanded. The agent number, when the step
+		// names one, is held to the same rule as YAML's agent_number.
+		for i, n := range []string{to, from} {
+			if i == 1 && n == "" {
+				continue // no agent number: the platform picks one
+			}
+			if !strings.Contains(n, "${") && !validPhone(n) {
+				bad(fmt.Sprintf("probe step %q: %q is not a phone number", st.Text, n), `write an E.164 number such as "+447700900001"`)
+				return
+			}
 		}
 		*probe = st
 	case steps.CallStatus:

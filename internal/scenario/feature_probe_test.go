@@ -124,6 +124,21 @@ func TestFeatureProbeRules(t *testing.T) {
 		{"sms number", "    When the SMS \"hi\" is sent to \"12\"\n    Then the conversation record shows:\n      | num_turns | 1 |\n",
 			[]string{`5:5: "12" is not a phone number`}, true},
 		{"reference number is checked when run", "    When an outbound call is placed to \"${env:PROBE_NUMBER}\"\n", nil, false},
+		{"call from a number", "    When an outbound call is placed to \"+447700900001\" from \"+442071230002\"\n    Then the call ends with status \"success\"\n", nil, false},
+		{"call from no number", "    When an outbound call is placed to \"+447700900001\" from \" \"\n",
+			[]string{`5:61: the agent number is empty`}, true},
+		{"sms from a bad number", "    When the SMS \"hi from us\" is sent to \"+447700900002\" from \"reception\"\n    Then the conversation record shows:\n      | num_turns | 1 |\n",
+			[]string{`5:5: "reception" is not a phone number`}, true},
+		{"sms saying from, from no number", "    When the SMS \"hi from us\" is sent to \"+447700900002\"\n    Then the conversation record shows:\n      | num_turns | 1 |\n", nil, false},
+		{"recording of an SMS", "    When the SMS \"hi\" is sent to \"+447700900002\"\n    Then the conversation has a recording\n",
+			[]string{"6:5: an SMS probe's conversation has no recording"}, true},
+		{"no recording of an SMS", "    When the SMS \"hi\" is sent to \"+447700900002\"\n    Then the conversation has no recording\n", nil, false},
+		{"recording of a chat", "    Given the channel \"CHAT\"\n    When the user says \"hi\"\n    Then the conversation has a recording\n",
+			[]string{`7:5: scenario "s" runs on the channel CHAT, whose conversations have no recording`}, true},
+		{"no recording of a chat", "    Given the channel \"CHAT\"\n    When the user says \"hi\"\n    Then the conversation has no recording\n", nil, false},
+		{"recording of a voice chat", "    Given the channel \"VOICE-SIP\"\n    When the user says \"hi\"\n    Then the conversation has a recording\n", nil, false},
+		{"recording of a chat on the default channel", "    When the user says \"hi\"\n    Then the conversation has a recording\n", nil, false},
+		{"recording of a call", "    When an outbound call is placed to \"+447700900001\"\n    Then the conversation has a recording\n", nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}

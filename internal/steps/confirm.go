@@ -18,13 +18,17 @@ func confirmDefs() []Def {
 	return []Def{
 		def(GroupConfirm, `an outbound call is placed to `+q, NoArg, `When an outbound call is placed to "+447700900001"`, "",
 			"Starts the scenario from an outbound call instead of a debug chat (the number must be a probe number of the target).", probeStep(false)),
+		def(GroupConfirm, `an outbound call is placed to `+q+` from `+q, NoArg, `When an outbound call is placed to "+447700900001" from "+442071230002"`, "",
+			"Starts the scenario from an outbound call placed from this agent number, one provisioned for the project (agent_number).", probeStep(false)),
 		def(GroupConfirm, `the SMS `+q+` is sent to `+q, NoArg, `When the SMS "Reply YES to confirm" is sent to "+447700900002"`, "",
 			"Starts the scenario from an SMS; later confirmations check the conversation it opened.", probeStep(true)),
+		def(GroupConfirm, `the SMS `+q+` is sent to `+q+` from `+q, NoArg, `When the SMS "Reply YES to confirm" is sent to "+447700900002" from "+442071230002"`, "",
+			"Starts the scenario from an SMS sent from this agent number, one provisioned for the project (agent_number); without it the platform picks the environment's.", probeStep(true)),
 		def(GroupConfirm, `the call ends with status `+q, NoArg, `Then the call ends with status "success"`, "",
 			"Waits for the call's final status (success or failure) and checks it; the wait is bounded by @within (default 2m).", callStatusStep),
 		def(GroupConfirm, `the conversation record shows:`, TableArg, `Then the conversation record shows:`,
 			"| field | value |\n| channel | WEBCHAT |\n| handoff | true |\n| num_turns | at least 2 |\n| metrics.BOOKED | true |\n| state.day | tuesday |",
-			"The recorded conversation (Conversations API) has these fields; metrics.NAME, state.KEY, turns.count and turns.intents reach inside.", recordStep),
+			"The recorded conversation (Conversations API) has these fields; metrics.NAME, state.KEY, turns.count, turns.intents and turns.responses (what the agent said, contained) reach inside.", recordStep),
 		def(GroupConfirm, `the handoff state `+q+` is `+q, NoArg, `Then the handoff state "reason" is "urgent_symptoms"`, "",
 			"The handoff state stored for the conversation holds the value under the key of its data.", func(c *call) (*Step, error) {
 				// A key built from ${...} is known only when the step
@@ -48,6 +52,10 @@ func confirmDefs() []Def {
 					return nil
 				})
 			}),
+		def(GroupConfirm, `the conversation has a recording`, NoArg, `Then the conversation has a recording`, "",
+			"The conversation has a recording (its audio in the Conversations API); only voice conversations (VOICE-SIP) have one.", recordingStep(true)),
+		def(GroupConfirm, `the conversation has no recording`, NoArg, `Then the conversation has no recording`, "",
+			"The conversation has no recording: the Conversations API answers its audio with 404.", recordingStep(false)),
 		def(GroupConfirm, `an? `+q+` webhook arrives`, NoArg, `Then a "handoff.created" webhook arrives`, "",
 			"The event arrives, with a valid signature, for the conversation.", func(c *call) (*Step, error) {
 				ev := strings.TrimSpace(c.args[0])
@@ -66,18 +74,41 @@ func confirmDefs() []Def {
 	}
 }
 
+// recordingStep builds the Confirm step of a recording expected (want) or
+// not.
+func recordingStep(want bool) func(c *call) (*Step, error) {
+	return func(c *call) (*Step, error) {
+		return confirmStep(c, func(c *call, _ Expander, _ bool, cf *assert.Confirm) error {
+			cf.Recording = &assert.RecordingCheck{Pos: c.pos, Want: want}
+			return nil
+		})
+	}
+}
+
 // probeStep builds a Probe step; the number and message are expanded when it
 // runs, and checked against the probe numbers by the CLI before the run.
 func probeStep(sms bool) func(c *call) (*Step, error) {
 	return func(c *call) (*Step, error) {
 		st := c.newStep(Probe)
+		// The agent number, when the step names one, is its last
+		// argument.
+		from := func(n int) string {
+			if len(c.args) > n {
+				return c.args[n]
+			}
+			return ""
+		}
+		if n := len(c.args) - 1; (sms && n == 2 || !sms && n == 1) && strings.TrimSpace(c.args[n]) == "" {
+			return nil, &Error{Message: fmt.Sprintf("step %q: the agent number is empty", c.step),
+				Hint: "write a number provisioned for the project, or leave the from part out to let the platform pick one", arg: n + 1}
+		}
 		if sms {
-			st.Probe = &ProbeSpec{SMS: &SMSProbe{Pos: c.pos, Message: c.args[0], To: c.args[1]}}
+			st.Probe = &ProbeSpec{SMS: &SMSProbe{Pos: c.pos, Message: c.args[0], To: c.args[1], AgentNumber: from(2)}}
 			if strings.TrimSpace(st.Probe.SMS.Message) == "" {
 				return nil, &Error{Message: fmt.Sprintf("step %q: the SMS text must not be empty", c.step), Hint: "it becomes the agent's greeting", arg: 1}
 			}
 		} else {
-			st.Probe = &ProbeSpec{Call: &CallProbe{Pos: c.pos, To: c.args[0]}, Within: DefaultProbeWithin}
+			st.Probe = &ProbeSpec{Call: &CallProbe{Pos: c.pos, To: c.args[0], AgentNumber: from(1)}, Within: DefaultProbeWithin}
 		}
 		for _, a := range c.args {
 			if _, err := syntaxOnly(a); err != nil {
@@ -215,8 +246,16 @@ func recordRow(c *call, cc *assert.ConversationChecks, rawField, value string, x
 				}
 				cc.Turns.Intents = &assert.IntentsCheck{Pos: pos, Includes: names}
 				return nil
+			case "responses":
+				// Contains, not equals: the rows of a call's transcript
+				// are many, and a designer checks what was said in it.
+				if strings.TrimSpace(value) == "" {
+					return &hinted{msg: "turns.responses has no text", hint: "write what the agent said in some turn"}
+				}
+				cc.Turns.Responses = &assert.Text{Pos: pos, Contains: &value}
+				return nil
 			}
-			return &hinted{msg: fmt.Sprintf("unknown field turns.%s", rest), hint: "write turns.count or turns.intents"}
+			return &hinted{msg: fmt.Sprintf("unknown field turns.%s", rest), hint: "write turns.count, turns.intents or turns.responses"}
 		}
 		if _, known := assert.ConversationFieldKind(head); known {
 			return &hinted{msg: fmt.Sprintf("%s has no members", head), hint: "write " + head + " alone"}
@@ -253,7 +292,7 @@ func recordRow(c *call, cc *assert.ConversationChecks, rawField, value string, x
 		}
 		cc.Fields = append(cc.Fields, assert.FieldCheck{Pos: pos, Field: field, Bool: &assert.Bool{Pos: pos, Value: b}})
 	default:
-		return &hinted{msg: fmt.Sprintf("%s is checked member by member", field), hint: "write " + field + ".NAME (turns.count, turns.intents for turns)"}
+		return &hinted{msg: fmt.Sprintf("%s is checked member by member", field), hint: "write " + field + ".NAME (turns.count, turns.intents, turns.responses for turns)"}
 	}
 	return nil
 }

@@ -247,6 +247,12 @@ func Defs() []Def {
 			"The reply was delayed (delayedResponse).", boolCheck(func(e *assert.Expect, b *assert.Bool) { e.Delayed = b }, true)),
 		def(GroupChecks, `the reply is not delayed`, NoArg, `Then the reply is not delayed`, "",
 			"The reply was not delayed.", boolCheck(func(e *assert.Expect, b *assert.Bool) { e.Delayed = b }, false)),
+		def(GroupChecks, `the ASR language is `+q, NoArg, `Then the ASR language is "en-GB"`, "",
+			"The reply's speech recognition language is this code (metadata asrLangCode).",
+			exactField(func(e *assert.Expect, t *assert.Text) { e.Lang = &assert.Lang{Pos: t.Pos, ASR: t} })),
+		def(GroupChecks, `the TTS language is `+q, NoArg, `Then the TTS language is "en-GB"`, "",
+			"The reply's speech synthesis language is this code (metadata ttsLangCode).",
+			exactField(func(e *assert.Expect, t *assert.Text) { e.Lang = &assert.Lang{Pos: t.Pos, TTS: t} })),
 
 		// Checks on metrics, functions and knowledge.
 		def(GroupChecks, `the metric `+q+` is `+q, NoArg, `Then the metric "BOOKING_MADE" is "true"`, "",

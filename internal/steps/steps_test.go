@@ -119,6 +119,9 @@ func TestIssueVocabulary(t *testing.T) {
 		{`Then the conversation ends`, Check, NoArg},
 		{`Then the conversation continues`, Check, NoArg},
 		{`Then the reply is delayed`, Check, NoArg},
+		{`Then the ASR language is "en-GB"`, Check, NoArg},
+		{`And the TTS language is "cy-GB"`, Check, NoArg},
+		{`Given the ASR language "en-GB"`, Setup, NoArg},
 		{`Then the metric "M" is "1"`, Check, NoArg},
 		{`Then the metric "M" was written 3 times`, Check, NoArg},
 		{`Then the function "f" was called`, Check, NoArg},
@@ -315,6 +318,8 @@ func TestCompileErrors(t *testing.T) {
 			"metrics. names no member", []string{"metrics.NAME"}},
 		{"record intents empty", Input{Keyword: "Then ", Text: `the conversation record shows:`, Table: [][]string{{"turns.intents", " , "}}},
 			"turns.intents lists no intent", nil},
+		{"record responses empty", Input{Keyword: "Then ", Text: `the conversation record shows:`, Table: [][]string{{"turns.responses", " "}}},
+			"turns.responses has no text", nil},
 		{"record boolean as a number", Input{Keyword: "Then ", Text: `the conversation record shows:`, Table: [][]string{{"handoff", "1"}}},
 			`handoff is true or false, not "1"`, nil},
 		{"record field unlike any", Input{Keyword: "Then ", Text: `the conversation record shows:`, Table: [][]string{{"zzzzzzzzzzzz", "1"}}},
@@ -541,6 +546,7 @@ func TestRecordTableBuildsTheYAMLConfirm(t *testing.T) {
 		{"state.${k}", "${v}"},
 		{"turns.count", "At least ${min}"},
 		{"turns.intents", "urgent, , book"},
+		{"turns.responses", "Riverside ${v}"},
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -590,6 +596,11 @@ func TestRecordTableBuildsTheYAMLConfirm(t *testing.T) {
 	}
 	if cc.Turns == nil || cc.Turns.Count == nil || *cc.Turns.Count.Min != 2 || cc.Turns.Intents == nil || strings.Join(cc.Turns.Intents.Includes, ",") != "urgent,book" {
 		t.Errorf("turns %+v", cc.Turns)
+	}
+	// What the agent said in some turn: contained, its reference left
+	// for assert to expand.
+	if r := cc.Turns.Responses; r == nil || r.Contains == nil || *r.Contains != "Riverside ${v}" || r.Exact != nil || r.Pos != pos {
+		t.Errorf("turns.responses %+v", cc.Turns.Responses)
 	}
 }
 

@@ -61,6 +61,8 @@ Feature: Every step of the vocabulary
     And the conversation continues
     And the reply is delayed
     And the reply is not delayed
+    And the ASR language is "en-GB"
+    And the TTS language is "en-GB"
     And the metric "BOOKING_MADE" is "true"
     And the metric "CALL_TURN" was written 2 times
     And the function "check_availability" was called
@@ -111,9 +113,21 @@ Feature: Every step of the vocabulary
       | state.day      | tuesday     |
     And the handoff state "reason" is "urgent_symptoms"
     And a "handoff.created" webhook arrives
+    And the conversation has a recording
 
   Scenario: an SMS
     When the SMS "Reply YES to confirm" is sent to "+447700900002"
+    Then the conversation record shows:
+      | field   | value |
+      | channel | SMS   |
+    And the conversation has no recording
+
+  Scenario: a call from a chosen number
+    When an outbound call is placed to "+447700900001" from "+442071230002"
+    Then the call ends with status "success"
+
+  Scenario: an SMS from a chosen number
+    When the SMS "Reply YES to confirm" is sent to "+447700900002" from "+442071230002"
     Then the conversation record shows:
       | field   | value |
       | channel | SMS   |

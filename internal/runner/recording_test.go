@@ -1,0 +1,128 @@
+package runner
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/agenttest/agenttest/internal/fakeclock"
+	"github.com/agenttest/agenttest/internal/result"
+)
+
+// TestConfirmRecording: confirm: recording: over real HTTP against the
+// simulator, whose voice conversations (a debug chat on VOICE-SIP, an
+// outbound call) have a WAV recording and whose chats answer 404. A chat
+// expected to have one fails at its first read, naming its channel,
+// rather than poll the bound out for a recording no chat ever gets.
+func TestConfirmRecording(t *testing.T) {
+	t.Parallel()
+	e := newConfirmEnv(t, nil)
+	type testCase struct {
+		name, scenario string
+		want           result.Status
+		// line is what the recording's confirmation line must hold;
+		// fail, the failure's message, when the case fails.
+		line, fail string
+	}
+	chat := func(channel, want string) string {
+		start := ""
+		if channel != "" {
+			start = "    start: {channel: " + channel + "}\n"
+		}
+		return start + "    turns:\n      - say: I have chest pain\n    confirm: {recording: " + want + "}\n"
+	}
+	run := func(t *testing.T, tc testCase) {
+		t.Parallel()
+		src := "suite: s\nagent: " + e.clinic + "\nscenarios:\n  - name: rec\n" + tc.scenario
+		res, err := Run(t.Context(), loadYAML(t, src), e.opts())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := res.Files[0].Cases[0]
+		a := c.Last()
+		if c.Status != tc.want {
+			t.Fatalf("%s, want %s%s", c.Status, tc.want, describe(c))
+		}
+		var rec *result.Confirmation
+		for _, cf := range a.Confirmations {
+			if cf.Kind == result.ConfirmRecording {
+				rec = cf
+			}
+		}
+		if rec == nil || rec.Reads != 1 || !strings.Contains(rec.Summary, tc.line) {
+			t.Fatalf("recording line %+v, want one read saying %q%s", rec, tc.line, describe(c))
+		}
+		if tc.fail != "" && (len(a.Failures) != 1 || a.Failures[0].Key != "confirm.recording" || !strings.Contains(a.Failures[0].Message, tc.fail)) {
+			t.Fatalf("failures %+v, want confirm.recording %q", a.Failures, tc.fail)
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "a voice chat has one", scenario: chat("VOICE-SIP", "true"), want: result.Passed, line: "bytes of audio/wav"},
+		{name: "a web chat has none", scenario: chat("", "false"), want: result.Passed, line: "none, as expected (the audio endpoint answered 404)"},
+		{name: "a call has one", scenario: `    probe: {outbound_call: {to: "+447700900123"}, within: 1m}` + "\n    confirm: {recording: true}\n",
+			want: result.Passed, line: "bytes of audio/wav"},
+		// On the platform's default channel (WEBCHAT on the simulator):
+		// one written WEBCHAT is refused when the file loads.
+		{name: "a web chat expected recorded", scenario: chat("", "true"), want: result.Failed, line: "none (the audio endpoint answered 404)",
+			fail: "has no recording (the audio endpoint answered 404): only voice conversations (VOICE-SIP) have recordings, and its channel is WEBCHAT"},
+		{name: "a voice chat expected unrecorded", scenario: chat("VOICE-SIP", "false"), want: result.Failed, line: "bytes of audio/wav",
+			fail: "has a recording"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestConfirmRecordingHostile: what a platform written by someone else
+// answers for a call's recording, on the runner's fake clock. A
+// recording stored late is read again until it comes; one that never
+// comes fails at the bound; a recording of no bytes is none; an error
+// of the audio endpoint is the platform's, not the agent's.
+func TestConfirmRecordingHostile(t *testing.T) {
+	t.Parallel()
+	callRec := record("conv-1", "+447700900002", "VOICE-SIP", fakeclock.Start, false, false, `"call_sid":"OUT-1"`)
+	type testCase struct {
+		name  string
+		audio func(n int) (int, string)
+		want  result.Status
+		// reads is the least number of reads of the recording; fail or
+		// kind is what the case fails or errors with.
+		reads      int
+		fail, kind string
+	}
+	run := func(t *testing.T, tc testCase) {
+		t.Parallel()
+		h := &hostileRuntime{list: func(int) []string { return nil }, get: func(string) *string { return &callRec },
+			status: func(int) string { return `{"call_sid":"OUT-1","status":"success","conversation_id":"conv-1"}` },
+			audio:  tc.audio}
+		c := runHostile(t, h, "suite: s\nagent: p1\nscenarios:\n  - name: call\n"+
+			`    probe: {outbound_call: {to: "+447700900002"}, within: 2m}`+"\n    confirm: {recording: true}\n")
+		a := c.Last()
+		switch {
+		case c.Status != tc.want:
+			t.Fatalf("%s, want %s%s", c.Status, tc.want, describe(c))
+		case h.audioReads < tc.reads:
+			t.Fatalf("%d reads of the recording, want at least %d", h.audioReads, tc.reads)
+		case tc.fail != "" && (len(a.Failures) != 1 || !strings.Contains(a.Failures[0].Message, tc.fail)):
+			t.Fatalf("failures %+v, want %q", a.Failures, tc.fail)
+		case tc.kind != "" && (a.Error == nil || a.Error.Kind != tc.kind || !strings.Contains(a.Error.Message, "confirm: read the recording of conversation conv-1")):
+			t.Fatalf("error %+v, want a %s error reading the recording", a.Error, tc.kind)
+		}
+	}
+	notFound := `{"error_message":"no recording"}`
+	for _, tc := range []testCase{
+		{name: "stored late", want: result.Passed, reads: 3, audio: func(n int) (int, string) {
+			if n < 3 {
+				return http.StatusNotFound, notFound
+			}
+			return http.StatusOK, "RIFF....WAVE"
+		}},
+		{name: "never stored", want: result.Failed, reads: 2, fail: "conversation conv-1 has no recording (the audio endpoint answered 404)",
+			audio: func(int) (int, string) { return http.StatusNotFound, notFound }},
+		{name: "empty", want: result.Failed, reads: 2, fail: "has an empty recording",
+			audio: func(int) (int, string) { return http.StatusOK, "" }},
+		{name: "the platform fails", want: result.Errored, reads: 1, kind: result.KindHTTP,
+			audio: func(int) (int, string) { return http.StatusInternalServerError, `{"error_message":"storage down"}` }},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
