@@ -167,7 +167,7 @@ func TestWriteCucumberMessages(t *testing.T) {
 	broken := func(n int) *result.Attempt {
 		return &result.Attempt{Number: n, Status: result.Failed, Turns: turns,
 			Failures:      []assert.Failure{{Pos: pos(uri, 3, 9), Key: "reply", Message: "reply does not match"}},
-			Confirmations: []*result.Confirmation{{Kind: result.ConfirmConversation, Subject: "conv-1", Found: true}}}
+			Confirmations: []*result.Confirmation{{Kind: result.ConfirmConversation, Subject: "conv-1", Found: true, Held: true}}}
 	}
 	var cases []*result.Case
 	for i, c := range []*result.Case{

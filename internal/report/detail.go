@@ -304,7 +304,7 @@ func (d detail) writeConfirmations(a *result.Attempt, indent string) {
 			continue
 		}
 		mark := "✓"
-		if !c.Found {
+		if !c.Held {
 			mark = "✗"
 		}
 		s := fmt.Sprintf("%s %s %s", mark, c.Kind, c.Subject)

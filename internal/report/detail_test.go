@@ -77,7 +77,7 @@ func TestCaseBlockBody(t *testing.T) {
 		{"confirmations", &result.Case{Status: result.Failed, Attempts: []*result.Attempt{{Number: 1, Status: result.Failed,
 			Failures: []assert.Failure{failure(pos("a.yaml", 9, 5), "confirm", "no booking", "", "", "")},
 			Confirmations: []*result.Confirmation{
-				{Kind: "booking", Subject: "table for 2", Found: true, Summary: "at 19:00", Reads: 1, Duration: 1e9},
+				{Kind: "booking", Subject: "table for 2", Found: true, Held: true, Summary: "at 19:00", Reads: 1, Duration: 1e9},
 				{Kind: "booking", Subject: "table for 4", Reads: 3, Duration: 2e9},
 			}}}},
 			"FAIL a.yaml c (0ms)\n" +

@@ -124,7 +124,7 @@ type htmlTurn struct {
 type htmlConfirm struct {
 	Kind    string `json:"kind"`
 	Subject string `json:"subj"`
-	Found   bool   `json:"ok"`
+	Held    bool   `json:"ok"`
 	Summary string `json:"sum,omitempty"`
 }
 
@@ -346,7 +346,7 @@ func toHTMLAttempt(a *result.Attempt) htmlAttempt {
 	}
 	for _, c := range a.Confirmations {
 		if c != nil {
-			ha.Confirm = append(ha.Confirm, htmlConfirm{Kind: c.Kind, Subject: htmlStyle.flat(c.Subject), Found: c.Found, Summary: htmlStyle.flat(c.Summary)})
+			ha.Confirm = append(ha.Confirm, htmlConfirm{Kind: c.Kind, Subject: htmlStyle.flat(c.Subject), Held: c.Held, Summary: htmlStyle.flat(c.Summary)})
 		}
 	}
 	if l := notRunLine(a.NotRun); l != "" {

@@ -745,9 +745,9 @@ func TestHTMLCaseData(t *testing.T) {
 		{
 			name: "confirmations",
 			c: result.Case{Status: result.Failed, Attempts: []*result.Attempt{{Number: 1, Status: result.Failed, Confirmations: []*result.Confirmation{
-				nil, {Kind: "ticket", Subject: evil, Found: true, Summary: evil}}}}},
+				nil, {Kind: "ticket", Subject: evil, Found: true, Held: true, Summary: evil}}}}},
 			got:  func(hc htmlCase) string { return fmt.Sprintf("%+v", hc.Attempts[0].Confirm) },
-			want: `[{Kind:ticket Subject:` + shown + ` Found:true Summary:` + shown + `}]`,
+			want: `[{Kind:ticket Subject:` + shown + ` Held:true Summary:` + shown + `}]`,
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

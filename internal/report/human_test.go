@@ -519,7 +519,7 @@ func TestTranscriptFactsStayOnTheirLine(t *testing.T) {
 		"messaging handoff":    {turn: msg(&reply.Messaging{Handoff: &reply.MessagingHandoff{Destination: forged, Joined: true, LiveAgent: forged}})},
 		"end reason":           {turn: msg(&reply.Messaging{SessionEnded: true, EndReason: forged})},
 		"conversation id":      {turn: debugTurn(map[string]any{}), conv: forged},
-		"confirmation":         {turn: debugTurn(map[string]any{}), confirm: &result.Confirmation{Kind: result.ConfirmConversation, Subject: forged, Found: true, Summary: forged}},
+		"confirmation":         {turn: debugTurn(map[string]any{}), confirm: &result.Confirmation{Kind: result.ConfirmConversation, Subject: forged, Found: true, Held: true, Summary: forged}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

@@ -304,10 +304,13 @@ type jsonStep struct {
 }
 
 type jsonConfirmation struct {
-	Pos        jsonPos `json:"pos"`
-	Kind       string  `json:"kind"`
-	Subject    string  `json:"subject"`
-	Found      bool    `json:"found"`
+	Pos     jsonPos `json:"pos"`
+	Kind    string  `json:"kind"`
+	Subject string  `json:"subject"`
+	Found   bool    `json:"found"`
+	// Held is nil in a report written before it was kept: there, what
+	// was found held.
+	Held       *bool   `json:"held,omitempty"`
 	Summary    string  `json:"summary,omitempty"`
 	Reads      int     `json:"reads,omitempty"`
 	DurationMS float64 `json:"duration_ms"`
@@ -777,7 +780,7 @@ func toJSONAttempt(a *result.Attempt) jsonAttempt {
 	for _, c := range a.Confirmations {
 		if c != nil {
 			ja.Confirmations = append(ja.Confirmations, jsonConfirmation{Pos: toJSONPos(c.Pos), Kind: c.Kind, Subject: c.Subject,
-				Found: c.Found, Summary: c.Summary, Reads: c.Reads, DurationMS: millis(c.Duration)})
+				Found: c.Found, Held: &c.Held, Summary: c.Summary, Reads: c.Reads, DurationMS: millis(c.Duration)})
 		}
 	}
 	for _, st := range a.NotRun {

@@ -193,8 +193,12 @@ func (rd *reader) readAttempt(path []any, ja readAttempt) *result.Attempt {
 		a.Error = &result.Error{Pos: fromJSONPos(e.Pos), Kind: e.Kind, Message: e.Message, Status: e.Status}
 	}
 	for i, cf := range ja.Confirmations {
+		held := cf.Found // a report written before held was kept
+		if cf.Held != nil {
+			held = *cf.Held
+		}
 		a.Confirmations = append(a.Confirmations, &result.Confirmation{Pos: fromJSONPos(cf.Pos), Kind: cf.Kind, Subject: cf.Subject,
-			Found: cf.Found, Summary: cf.Summary, Reads: cf.Reads, Duration: rd.Millis(member(path, "confirmations", i, "duration_ms"), cf.DurationMS)})
+			Found: cf.Found, Held: held, Summary: cf.Summary, Reads: cf.Reads, Duration: rd.Millis(member(path, "confirmations", i, "duration_ms"), cf.DurationMS)})
 	}
 	for _, st := range ja.NotRun {
 		a.NotRun = append(a.NotRun, &result.Step{Pos: fromJSONPos(st.Pos), Kind: st.Kind, Turn: st.Turn, Text: st.Text, Confirms: st.Confirms})

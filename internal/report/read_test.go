@@ -142,7 +142,8 @@ func lineDiff(a, b string) string {
 func TestReadJSONOlderReports(t *testing.T) {
 	doc := `{"schema":"agenttest/result/v1","run":{"status":"passed"},"target":{"name":"sim"},
 	"files":[{"path":"a.yaml","suite":"a","cases":[{"name":"c","pos":{},"status":"passed","attempts":[{"number":1,"status":"passed",
-	"turns":[{"index":0,"pos":{},"say":"","response":{"response":"Welcome!","conversationEnded":true,"metadata":{"nodeTrace":["Greeting"]}},"metadata":{"nodeTrace":["Greeting"]},"latency_ms":12.5}]}]}]}],"checks":[]}`
+	"turns":[{"index":0,"pos":{},"say":"","response":{"response":"Welcome!","conversationEnded":true,"metadata":{"nodeTrace":["Greeting"]}},"metadata":{"nodeTrace":["Greeting"]},"latency_ms":12.5}],
+	"confirmations":[{"pos":{},"kind":"conversation","subject":"c1","found":true,"duration_ms":1},{"pos":{},"kind":"webhook","subject":"e","found":false,"duration_ms":1}]}]}]}],"checks":[]}`
 	rep, err := ReadJSON(strings.NewReader(doc))
 	if err != nil {
 		t.Fatal(err)
@@ -153,6 +154,13 @@ func TestReadJSONOlderReports(t *testing.T) {
 	}
 	if rep.Result.Deployments != nil {
 		t.Errorf("deployments %v, want none", rep.Result.Deployments)
+	}
+	// A confirmation written before "held" existed held when something
+	// was found: its line keeps its mark.
+	for _, c := range rep.Result.Files[0].Cases[0].Attempts[0].Confirmations {
+		if c.Held != c.Found {
+			t.Errorf("confirmation %s %s: held %v, want %v (found)", c.Kind, c.Subject, c.Held, c.Found)
+		}
 	}
 	for _, bad := range []string{`{"schema":"agenttest/compare/v1"}`, `[]`, `{"schema":"agenttest/result/v1","files":[{"cases":[{"status":"great"}]}]}`} {
 		if _, err := ReadJSON(strings.NewReader(bad)); err == nil {

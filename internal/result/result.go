@@ -577,6 +577,14 @@ type Confirmation struct {
 	// Found is false when the platform had nothing (no record in time,
 	// no event, a call that never reached a final status).
 	Found bool `json:"found"`
+	// Held is true when what was asked of the platform held: what was
+	// read passed its checks (the record's fields, the call's final
+	// status), or nothing was found where nothing was expected (no
+	// recording of a chat). A failed check, nothing found where
+	// something was expected, and a read that errored leave it false:
+	// the reports mark the line ✓ or ✗ by it, not by Found, so a call
+	// that ended in failure when success was expected reads ✗.
+	Held bool `json:"held"`
 	// Summary is one line of what was found, e.g. "channel=WEBCHAT
 	// in_progress=false num_turns=2 handoff=true".
 	Summary string `json:"summary,omitempty"`

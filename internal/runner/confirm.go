@@ -142,6 +142,11 @@ func (s *Session) confirm(c *assert.Confirm, convID string, waitEnded bool) (ok,
 	} else {
 		fails = append(fails, assert.CheckConversation(c.Conversation, conv, s.expand)...)
 	}
+	if conv != nil {
+		// The record's line (readConversation's, the last one) holds
+		// when its fields passed.
+		s.a.Confirmations[len(s.a.Confirmations)-1].Held = len(fails) == 0
+	}
 
 	if h := c.HandoffState; h != nil {
 		hf, stop, retry := s.confirmHandoff(h, convID)
@@ -278,7 +283,9 @@ func (s *Session) confirmHandoff(h *assert.HandoffStateCheck, convID string) (fa
 	default:
 		rec.Found, rec.Summary = true, "data: "+reply.Render(hs.Data)
 	}
-	return assert.CheckHandoffState(h, hs, s.expand), false, false
+	fails = assert.CheckHandoffState(h, hs, s.expand)
+	rec.Held = len(fails) == 0
+	return fails, false, false
 }
 
 // confirmRecording reads the conversation's recording (the audio
@@ -327,13 +334,14 @@ func (s *Session) confirmRecording(rc *assert.RecordingCheck, convID, channel st
 	if !got.Found {
 		rec.Summary = "none (the audio endpoint answered 404)"
 		if !rc.Want {
-			// Its ✗ says the platform had nothing, which is what the
-			// check asked for: said, so a passing case does not read as
-			// a failed one.
+			// The platform had nothing, which is what the check asked
+			// for: its line holds (✓), and says why.
 			rec.Summary = "none, as expected (the audio endpoint answered 404)"
 		}
 	}
-	return assert.CheckRecording(rc, convID, channel, got), false, false
+	fails = assert.CheckRecording(rc, convID, channel, got)
+	rec.Held = len(fails) == 0
+	return fails, false, false
 }
 
 // confirmWebhooks waits for every expected event of the conversation under
@@ -357,7 +365,7 @@ func (s *Session) confirmWebhooks(checks []assert.WebhookCheck, convID string) (
 		rec := &result.Confirmation{Pos: w.Pos, Kind: result.ConfirmWebhook, Subject: w.Event, Duration: s.opts.Now().Sub(started)}
 		s.a.Confirmations = append(s.a.Confirmations, rec)
 		if err == nil {
-			rec.Found = true
+			rec.Found, rec.Held = true, true
 			rec.Summary = "verified, conversation " + ev.ConversationID
 			if ev.Environment != "" {
 				rec.Summary += ", environment " + ev.Environment

@@ -80,7 +80,7 @@ func (r *runner) gateAlerts(ctx context.Context, res *result.Result) *result.Cas
 		}
 	}
 	sort.SliceStable(hits, func(i, j int) bool { return hits[i].Describe() < hits[j].Describe() })
-	rec := &result.Confirmation{Kind: result.ConfirmAlerts, Subject: "GET /v1/alerts", Found: true, Reads: 1,
+	rec := &result.Confirmation{Kind: result.ConfirmAlerts, Subject: "GET /v1/alerts", Found: true, Held: len(hits) == 0, Reads: 1,
 		Summary: fmt.Sprintf("%d firing, %d for agents %s or account-wide", len(firing), len(hits), strings.Join(agents, ", "))}
 	a.Confirmations = append(a.Confirmations, rec)
 	if len(hits) == 0 {

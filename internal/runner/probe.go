@@ -205,6 +205,7 @@ func (s *Session) awaitCall(pc *placedCall, pos diag.Pos, expect string, expectP
 		pc.status = st
 	}
 	st := pc.status
+	pc.rec.Held = st.Status == expect
 	if st.Status != expect {
 		msg := fmt.Sprintf("call %s to %s ended with status %s, expected %s", pc.sid, pc.to, st.Status, expect)
 		if st.FailureReason != "" {
@@ -311,7 +312,7 @@ func (s *Session) probeSMS(pos diag.Pos, sp *steps.SMSProbe) (convID string, ok,
 		rec.Summary = "not sent"
 		return "", false, s.platformFailed(sp.Pos, "probe: send SMS to "+to, err)
 	}
-	rec.Found = true
+	rec.Found, rec.Held = true, true
 	rec.Summary = "sent from " + cmp.Or(res.AgentNumber, "the environment's number")
 	if where := s.elsewhere(res.ProjectID, res.Env); where != "" {
 		// Its conversation is not where the confirmation reads: a wait

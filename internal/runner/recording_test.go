@@ -52,6 +52,10 @@ func TestConfirmRecording(t *testing.T) {
 		if rec == nil || rec.Reads != 1 || !strings.Contains(rec.Summary, tc.line) {
 			t.Fatalf("recording line %+v, want one read saying %q%s", rec, tc.line, describe(c))
 		}
+		// Its mark is the check's: none, as expected, is a ✓.
+		if rec.Held != (tc.want == result.Passed) {
+			t.Fatalf("recording line held %v, want %v", rec.Held, tc.want == result.Passed)
+		}
 		if tc.fail != "" && (len(a.Failures) != 1 || a.Failures[0].Key != "confirm.recording" || !strings.Contains(a.Failures[0].Message, tc.fail)) {
 			t.Fatalf("failures %+v, want confirm.recording %q", a.Failures, tc.fail)
 		}
