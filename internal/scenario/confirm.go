@@ -396,7 +396,11 @@ func (d *decoder) probe(p pair) []*steps.Step {
 		d.errorHint(sms.Key, "write one probe per scenario", "a probe is an outbound_call or an sms, not both")
 		return nil
 	case !hasCall && !hasSMS:
-		d.errorHint(p.Key, "write probe: {outbound_call: {to: ...}} or probe: {sms: {to: ..., message: ...}}", "probe has neither outbound_call nor sms")
+		// A misspelt one (call:, outbound_calls:) was said by object,
+		// with the name it meant.
+		if v := d.resolve(p.Val); !probeKeys.tookFor(v, "outbound_call") && !probeKeys.tookFor(v, "sms") {
+			d.errorHint(p.Key, "write probe: {outbound_call: {to: ...}} or probe: {sms: {to: ..., message: ...}}", "probe has neither outbound_call nor sms")
+		}
 		return nil
 	case hasCall:
 		pr.Call = d.callProbe(call)

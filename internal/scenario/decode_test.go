@@ -262,6 +262,9 @@ func TestMisspeltKeyOneDiagnostic(t *testing.T) {
 		{"call to", "agent: a\nscenarios:\n  - name: a\n    probe: {outbound_call: {to_number: \"+447700900001\"}}\n"},
 		{"sms to", "agent: a\nscenarios:\n  - name: a\n    probe: {sms: {number: \"+447700900001\", message: hi}}\n"},
 		{"sms message", "agent: a\nscenarios:\n  - name: a\n    probe: {sms: {to: \"+447700900001\", body: hi}}\n"},
+		{"outbound_call", "agent: a\nscenarios:\n  - name: a\n    probe: {outbound_cal: {to: \"+447700900001\"}}\n"},
+		{"outbound_call as call", "agent: a\nscenarios:\n  - name: a\n    probe: {call: {to: \"+447700900001\"}}\n"},
+		{"sms", "agent: a\nscenarios:\n  - name: a\n    probe: {smss: {to: \"+447700900001\", message: hi}}\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
