@@ -227,7 +227,9 @@ func notCompared(bc, cc *result.Case) string {
 		switch verdictOf(s.c.Status) {
 		case VerdictErrored:
 			msg := "errored"
-			if a := s.c.Last(); a != nil && a.Error != nil {
+			// The error that decided it: an errored repeat's last
+			// run may have failed, and its cause is an earlier run's.
+			if a := s.c.Deciding(); a != nil && a.Error != nil {
 				msg += ": " + firstLine(a.Error.Message)
 			}
 			parts = append(parts, s.side+" "+msg)

@@ -63,6 +63,20 @@ func convo(name string, line int, status result.Status, env string, turns ...tur
 	return &result.Case{Name: name, Pos: diag.Pos{File: suite, Line: line, Col: 5}, Status: status, Agent: "restaurant", Env: env, Attempts: []*result.Attempt{a}}
 }
 
+// erroredRepeat is a repeated case errored by its runs' errors (2 of 3),
+// whose last run failed.
+func erroredRepeat() *result.Case {
+	c := convo("s", 10, result.Errored, "pre-release", greet)
+	c.Attempts[0].Run = 1
+	for i, st := range []result.Status{result.Errored, result.Failed} {
+		r := convo("s", 10, st, "pre-release", greet).Attempts[0]
+		r.Number, r.Run = i+2, i+2
+		c.Attempts = append(c.Attempts, r)
+	}
+	c.Repeat = &result.Repeat{Procedure: result.ProcedureFixed, Decision: result.DecisionErrored, Runs: 3, Passed: 0, Failed: 1, Errored: 2, Limit: 3, PassRate: 1}
+	return c
+}
+
 func ms2(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 
 var greet = turn{text: "Welcome to Bella Tavola!", trace: []string{"Greeting"}, latency: ms2(40)}
@@ -412,6 +426,10 @@ func TestNotCompared(t *testing.T) {
 		{"the baseline errored", convo("s", 10, result.Errored, "live", greet), convo("s", 10, result.Passed, "pre-release", greet),
 			"baseline errored: turn 1: 503 Service Unavailable", result.RunErrored},
 		{"the candidate errored", convo("s", 10, result.Passed, "live", greet), convo("s", 10, result.Errored, "pre-release", greet),
+			"candidate errored: turn 1: 503 Service Unavailable", result.RunErrored},
+		// An errored repeat whose last run failed: the run that errored
+		// says why, as every report of the run says it.
+		{"the candidate's repeat errored", convo("s", 10, result.Passed, "live", greet), erroredRepeat(),
 			"candidate errored: turn 1: 503 Service Unavailable", result.RunErrored},
 		{"the candidate did not run", convo("s", 10, result.Passed, "live", greet), &result.Case{Name: "s", Pos: diag.Pos{File: suite, Line: 10, Col: 5}, Status: result.Skipped, SkipReason: "skip: flaky upstream"},
 			"candidate skip: flaky upstream", result.RunEmpty},

@@ -118,7 +118,7 @@
 
   // failedAttempt mirrors the console: the last attempt that failed or
   // errored, else the last.
-  function failedAttempt(c) {
+  function c.Deciding() {
     var as = c.a || [];
     for (var i = as.length - 1; i >= 0; i--) {
       if (as[i].s === "failed" || as[i].s === "errored") return as[i];
@@ -152,7 +152,7 @@
     }
     var as = c.a || [];
     if (as.length === 0) return b;
-    var main = failedAttempt(c);
+    var main = c.Deciding();
     if (as.length === 1) {
       b.appendChild(attempt(as[0]));
       return b;
