@@ -132,6 +132,14 @@ func (s *Session) confirm(c *assert.Confirm, convID string, waitEnded bool) (ok,
 			convID, conv.NumTurns)})
 		return false, false
 	}
+	// A record that lists turns but counts none cannot judge a num_turns
+	// check: the platform's error, unless a check it can judge failed.
+	var uncounted *result.Error
+	if f := assert.UncountedTurns(c.Conversation, conv); f != nil {
+		uncounted = &result.Error{Pos: cmp.Or(f.Pos, c.Conversation.Pos), Kind: result.KindHTTP, Message: fmt.Sprintf(
+			"confirm: read conversation %s: the record lists turns (%d) but its num_turns is 0 or left out: the platform's record contradicts itself, and the num_turns check cannot be confirmed on it",
+			convID, len(conv.Turns))}
+	}
 	if conv == nil && c.Conversation != nil {
 		fails = append(fails, assert.Failure{
 			Pos: c.Conversation.Pos, Key: "confirm.conversation",
@@ -158,6 +166,10 @@ func (s *Session) confirm(c *assert.Confirm, convID string, waitEnded bool) (ok,
 	}
 	if len(fails) > 0 {
 		s.fail(fails...)
+		return false, true
+	}
+	if uncounted != nil {
+		s.errored(uncounted)
 		return false, true
 	}
 	return true, false
