@@ -35,16 +35,7 @@ func TestConfirmRecordNeverSettles(t *testing.T) {
 		opts.Now, opts.Sleep, opts.AfterFunc = clk.Now, clk.Sleep, clk.AfterFunc
 		opts.Retries = 1
 		if tc.inProgress {
-			p := newProxy(t, e.sim.RuntimeURL)
-			p.onResponse(func(_ string, _ int64, body []byte) []byte {
-				return []byte(strings.ReplaceAll(string(body), `"in_progress":false`, `"in_progress":true`))
-			})
-			c, err := platform.New(platform.Config{BuildURL: e.sim.BuildURL, RuntimeURL: p.URL, AccountID: e.sim.AccountID,
-				BuildKey: e.sim.BuildKey, RuntimeKey: e.sim.RuntimeKey})
-			if err != nil {
-				t.Fatal(err)
-			}
-			opts.Records = c
+			opts.Records = e.unsettled(t)
 		}
 		src := "@agent:" + e.clinic + "\nFeature: settles\n\n  Scenario: settles\n    When the user says \"" + tc.say +
 			"\"\n    Then the conversation record shows:\n" + tc.check
@@ -84,4 +75,20 @@ func TestConfirmRecordNeverSettles(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) { t.Parallel(); run(t, tc) })
 	}
+}
+
+// unsettled is a client of the simulator whose conversation records
+// always say in_progress: true, as a platform's that never settles them.
+func (e *confirmEnv) unsettled(t *testing.T) *platform.Client {
+	t.Helper()
+	p := newProxy(t, e.sim.RuntimeURL)
+	p.onResponse(func(_ string, _ int64, body []byte) []byte {
+		return []byte(strings.ReplaceAll(string(body), `"in_progress":false`, `"in_progress":true`))
+	})
+	c, err := platform.New(platform.Config{BuildURL: e.sim.BuildURL, RuntimeURL: p.URL, AccountID: e.sim.AccountID,
+		BuildKey: e.sim.BuildKey, RuntimeKey: e.sim.RuntimeKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
