@@ -15,6 +15,11 @@ import (
 // replies on a run whose Messaging channel is not runner.Messaging.
 const msgNoStreaming = "the scenario asks for streamed replies (streaming), but the run's Messaging channel cannot ask for them: use runner.Messaging"
 
+// hintAgentID ends the error of a debug-chat session the platform would
+// not open for want of the agent (404), unless the platform opened one of
+// the same agent earlier in the run (knownAgent).
+const hintAgentID = " (check the agent id and the build host's region)"
+
 // errNoResult stands for a reply the client accepted but could not decode
 // into a turn result; it should not happen with a working client.
 var errNoResult = errors.New("platform returned no turn result")
@@ -104,7 +109,7 @@ func classifyCall(err error, starting bool) (e *result.Error, retry bool) {
 	case platform.IsAuth(err):
 		return &result.Error{Kind: result.KindHTTP, Message: err.Error() + " (check the API key and its rights on this agent)"}, false
 	case starting && platform.IsNotFound(err) && !platform.IsMessaging(err):
-		return &result.Error{Kind: result.KindHTTP, Message: err.Error() + " (check the agent id and the build host's region)"}, false
+		return &result.Error{Kind: result.KindHTTP, Message: err.Error() + hintAgentID}, false
 	case platform.IsMessagingMisrouted(err):
 		return &result.Error{Kind: result.KindHTTP, Message: err.Error() + " (no Messaging API answers at this address: check the messaging_url)"}, false
 	case platform.IsNotFound(err) && platform.IsMessaging(err):

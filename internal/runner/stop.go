@@ -29,7 +29,9 @@ import (
 //     as not run, with the reason, and the cause is said once (Result.Stop).
 //
 // A connection failure of a host that answered once is a glitch of a
-// working platform: those cases error (and retry) as usual.
+// working platform: those cases error (and retry) as usual. So is a 404
+// of debug-chat session creation for an agent the platform opened a
+// session of earlier in the run (knownAgent): it knew the agent.
 
 // stopper holds the stop decision of one run. Its zero value is not
 // ready: use newStopper.
@@ -42,7 +44,31 @@ type stopper struct {
 	mu  sync.Mutex
 	// reached are the hosts that answered a call of the run.
 	reached map[string]bool
-	stop    *result.Stop
+	// opened are the agents a debug-chat session was opened for.
+	opened map[string]bool
+	stop   *result.Stop
+}
+
+// open records that the platform opened a debug-chat session of agent.
+func (s *stopper) open(agent string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.opened == nil {
+		s.opened = map[string]bool{}
+	}
+	s.opened[agent] = true
+}
+
+// knownAgent reports whether cause is an unknown-agent stop of an agent
+// the platform opened a session of earlier in the run: no stop, but the
+// platform's error of one case.
+func (s *stopper) knownAgent(cause *result.Stop) bool {
+	if cause == nil || cause.Kind != result.StopUnknownAgent {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.opened[cause.Agent]
 }
 
 func newStopper(cut context.CancelFunc) *stopper { return &stopper{cut: cut} }
