@@ -65,9 +65,9 @@ func (r *runner) attempt(ctx context.Context, j *job) (a *result.Attempt, retry 
 	ok, opened := true, false
 	for i, st := range j.sc.Steps {
 		ok = s.Exec(st)
-		if !opened && s.greeting != nil && s.greeting.Messaging == nil {
+		if !opened && s.greeting != nil {
 			opened = true
-			r.stops.open(s.c.Agent)
+			r.stops.open(servedBy(s.greeting, s.c.Agent))
 		}
 		if !ok {
 			s.notRun(j.sc.Steps, i+1)
@@ -79,11 +79,10 @@ func (r *runner) attempt(ctx context.Context, j *job) (a *result.Attempt, retry 
 			s.Pass()
 		}
 	}
-	if r.stops.knownAgent(s.stop) {
-		// The platform knew the agent a moment ago: its 404 is a
-		// glitch, retried, and no claim about the agent id.
-		s.a.Error.Message = strings.TrimSuffix(s.a.Error.Message, hintAgentID) +
-			fmt.Sprintf(" (the platform opened a session of agent %q earlier in the run: its error, not the agent id's)", s.c.Agent)
+	if hint, says, ok := r.stops.served(s.stop); ok {
+		// The platform served it a moment ago: its 404 is a glitch,
+		// retried, and no claim about the configuration.
+		s.a.Error.Message = strings.TrimSuffix(s.a.Error.Message, hint) + says
 		s.stop, s.retry = nil, true
 	}
 	if r.stops.after(s.reached, s.stop) {

@@ -15,10 +15,13 @@ import (
 // replies on a run whose Messaging channel is not runner.Messaging.
 const msgNoStreaming = "the scenario asks for streamed replies (streaming), but the run's Messaging channel cannot ask for them: use runner.Messaging"
 
-// hintAgentID ends the error of a debug-chat session the platform would
-// not open for want of the agent (404), unless the platform opened one of
-// the same agent earlier in the run (knownAgent).
-const hintAgentID = " (check the agent id and the build host's region)"
+// hintAgentID and hintMessagingURL end the errors of an agent the
+// platform does not know and of a messaging_url where no Messaging API
+// answers, unless the run was served them already (stopper.served).
+const (
+	hintAgentID      = " (check the agent id and the build host's region)"
+	hintMessagingURL = " (no Messaging API answers at this address: check the messaging_url)"
+)
 
 // errNoResult stands for a reply the client accepted but could not decode
 // into a turn result; it should not happen with a working client.
@@ -111,7 +114,7 @@ func classifyCall(err error, starting bool) (e *result.Error, retry bool) {
 	case starting && platform.IsNotFound(err) && !platform.IsMessaging(err):
 		return &result.Error{Kind: result.KindHTTP, Message: err.Error() + hintAgentID}, false
 	case platform.IsMessagingMisrouted(err):
-		return &result.Error{Kind: result.KindHTTP, Message: err.Error() + " (no Messaging API answers at this address: check the messaging_url)"}, false
+		return &result.Error{Kind: result.KindHTTP, Message: err.Error() + hintMessagingURL}, false
 	case platform.IsNotFound(err) && platform.IsMessaging(err):
 		// The handshake of a session the platform no longer knows: it
 		// expired (or was never created); a fresh session may do.

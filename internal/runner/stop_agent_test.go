@@ -4,7 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -140,6 +144,80 @@ func TestOpenedAgentIsOnlyDebugChats(t *testing.T) {
 			st := res.Stop
 			if st == nil || st.Kind != tc.want.Kind || st.Credential != tc.want.Credential || st.Agent != tc.want.Agent {
 				t.Fatalf("Stop = %+v, want %+v; statuses %v", st, tc.want, statuses(res))
+			}
+		})
+	}
+}
+
+// TestNoStopOnceMessagingAPIServed: a 404 of the Messaging API's
+// access-token step says no Messaging API answers at the messaging_url
+// (exit 2) only while none opened a session there in the run. After one
+// did, it is a glitch of a working platform: the case errors as the
+// platform's, is retried, and the run goes on. It stopped the run and
+// sent the reader to check a messaging_url that had just served two
+// sessions.
+func TestNoStopOnceMessagingAPIServed(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		// at is the access-token request answered 404 (from 1).
+		at   int64
+		stop bool
+	}{
+		{name: "at the first session", at: 1, stop: true},
+		{name: "after sessions opened", at: 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newMsgEnv(t, sim.Options{Seed: 1})
+			target, err := url.Parse(e.sim.MessagingURL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rp := httputil.NewSingleHostReverseProxy(target)
+			var tokens atomic.Int64
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if strings.HasSuffix(r.URL.Path, "/access-token") && tokens.Add(1) == tc.at {
+					w.Header().Set("Content-Type", "text/html")
+					w.WriteHeader(http.StatusNotFound)
+					w.Write([]byte(`<html><head><title>404 Not Found</title></head><body>nginx</body></html>`))
+					return
+				}
+				rp.ServeHTTP(w, r)
+			}))
+			t.Cleanup(srv.Close)
+			opts := e.opts(t)
+			opts.Parallel, opts.Retries = 1, 1
+			tr := platform.NewTransport(8)
+			t.Cleanup(tr.CloseIdleConnections)
+			token := func(agent, env string) (string, error) { return e.sim.Info.MessagingConnectors[agent][env], nil }
+			opts.Messaging = Messaging(MessagingClients(platform.Config{BuildURL: e.sim.BuildURL, MessagingURL: srv.URL,
+				MessagingHost: e.sim.Info.MessagingHost, HTTPClient: &http.Client{Transport: tr}}, token), MessagingOptions{TurnTimeout: 5 * time.Second})
+			var src strings.Builder
+			src.WriteString("suite: s\nagent: clinic\nvia: messaging\nscenarios:\n")
+			for i := range 4 {
+				fmt.Fprintf(&src, "  - name: case %d\n    turns:\n      - say: When are you open?\n", i)
+			}
+			res, err := Run(context.Background(), loadYAML(t, src.String()), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.stop {
+				if st := res.Stop; st == nil || st.Kind != result.StopNoMessagingAPI || !st.Config {
+					t.Fatalf("Stop = %+v, want no Messaging API; statuses %v", st, statuses(res))
+				}
+				return
+			}
+			if res.Stop != nil {
+				t.Fatalf("Stop = %+v after the Messaging API opened sessions there", res.Stop)
+			}
+			if got := strings.Join(statuses(res), " "); got != "case 0=passed case 1=passed case 2=flaky case 3=passed" {
+				t.Fatalf("statuses %s, want the third flaky", got)
+			}
+			a := res.Files[0].Cases[2].Attempts[0]
+			if a.Error == nil || a.Error.Status != http.StatusNotFound || strings.Contains(a.Error.Message, "check the messaging_url") ||
+				!strings.HasSuffix(a.Error.Message, "404: 404 Not Found (the Messaging API opened a session at this address earlier in the run: its error, not the messaging_url's)") {
+				t.Errorf("first attempt's error %+v, want the platform's 404, not the messaging_url's", a.Error)
 			}
 		})
 	}
