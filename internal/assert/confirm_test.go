@@ -118,11 +118,11 @@ func TestCheckConversation(t *testing.T) {
 		{name: "hidden transcript is explained", cc: &ConversationChecks{Pos: at(2), Turns: &TurnsCheck{Pos: at(3), Count: &Number{Value: new(float64(4))}}},
 			conv: &reply.Conversation{ID: "c", NumTurns: 4},
 			keys: []string{"confirm.conversation.turns.count"}, msg: "transcript access may be off"},
-		// A record that lists turns but counts none says so; one with
-		// neither says only the count.
+		// A record that lists turns but counts none cannot judge a
+		// num_turns check (UncountedTurns: the runner errors); one with
+		// neither fails it.
 		{name: "num_turns absent beside turns", cc: field("num_turns", FieldCheck{Number: &Number{Value: new(float64(1))}}),
-			conv: &reply.Conversation{ID: "c", Turns: []reply.ConversationTurn{{UserInput: "hi"}}},
-			keys: []string{"confirm.conversation.num_turns"}, msg: "conversation num_turns is 0, expected 1 (the record has turns but no num_turns)", exact: true},
+			conv: &reply.Conversation{ID: "c", Turns: []reply.ConversationTurn{{UserInput: "hi"}}}},
 		{name: "num_turns zero without turns", cc: field("num_turns", FieldCheck{Number: &Number{Value: new(float64(1))}}),
 			conv: &reply.Conversation{ID: "c"},
 			keys: []string{"confirm.conversation.num_turns"}, msg: "conversation num_turns is 0, expected 1", exact: true},
@@ -133,6 +133,35 @@ func TestCheckConversation(t *testing.T) {
 		{name: "nil checks", cc: nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestUncountedTurns: only a num_turns check, and only on a record that
+// lists turns while it counts none, is one the record cannot judge.
+func TestUncountedTurns(t *testing.T) {
+	numTurns := FieldCheck{Pos: at(3), Field: "num_turns", Number: &Number{Min: new(float64(1))}}
+	turns := []reply.ConversationTurn{{UserInput: "hi"}}
+	for _, tc := range []struct {
+		name string
+		cc   *ConversationChecks
+		conv *reply.Conversation
+		want bool
+	}{
+		{name: "turns, none counted", cc: &ConversationChecks{Fields: []FieldCheck{numTurns}}, conv: &reply.Conversation{Turns: turns}, want: true},
+		{name: "after another field", cc: &ConversationChecks{Fields: []FieldCheck{{Field: "channel", Text: &Text{Exact: new("SMS")}}, numTurns}}, conv: &reply.Conversation{Turns: turns}, want: true},
+		{name: "turns counted", cc: &ConversationChecks{Fields: []FieldCheck{numTurns}}, conv: &reply.Conversation{NumTurns: 1, Turns: turns}},
+		{name: "no turns", cc: &ConversationChecks{Fields: []FieldCheck{numTurns}}, conv: &reply.Conversation{}},
+		{name: "another count", cc: &ConversationChecks{Fields: []FieldCheck{{Field: "num_ood", Number: &Number{Value: new(float64(0))}}}}, conv: &reply.Conversation{Turns: turns}},
+		{name: "num_turns as text", cc: &ConversationChecks{Fields: []FieldCheck{{Field: "num_turns", Text: &Text{Exact: new("1")}}}}, conv: &reply.Conversation{Turns: turns}},
+		{name: "no checks", conv: &reply.Conversation{Turns: turns}},
+		{name: "no record", cc: &ConversationChecks{Fields: []FieldCheck{numTurns}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := UncountedTurns(tc.cc, tc.conv)
+			if (got != nil) != tc.want || got != nil && got.Field != "num_turns" {
+				t.Fatalf("UncountedTurns = %+v, want a check: %t", got, tc.want)
+			}
+		})
 	}
 }
 
@@ -305,8 +334,9 @@ func TestConversationFieldsReadTheirOwn(t *testing.T) {
 }
 
 // TestConfirmationFailureDetails pins what a confirmation failure says
-// beyond its verdict: the hints of a record that hides its turns or
-// lacks num_turns (and only then), where an intents check without a
+// beyond its verdict: the hint of a record that hides its turns (and only
+// then), no failure of a num_turns check a record that lists turns but
+// counts none cannot judge, where an intents check without a
 // position of its own fails, the intents found listed once each, one
 // failure for a missing key, not a second for its value, an expected
 // intent that cannot be expanded failing alone under its own key, and
@@ -342,8 +372,7 @@ func TestConfirmationFailureDetails(t *testing.T) {
 		want []string
 	}
 	for _, tc := range []testCase{
-		{name: "turns but no num_turns", cc: num("num_turns", 2), conv: oneTurn,
-			want: []string{"3 confirm.conversation.num_turns: conversation num_turns is 0, expected 2 (the record has turns but no num_turns) | 0"}},
+		{name: "turns but no num_turns", cc: num("num_turns", 2), conv: oneTurn},
 		{name: "num_turns counted", cc: num("num_turns", 2), conv: fewerTurns,
 			want: []string{"3 confirm.conversation.num_turns: conversation num_turns is 4, expected 2 | 4"}},
 		{name: "another count with turns", cc: num("num_silences", 2), conv: oneTurn,

@@ -142,9 +142,17 @@ func outcomeOf(c *result.Case) *Outcome {
 	return o
 }
 
-// compared is the attempt whose transcript stands for the case: the last
-// one (the one that decided the verdict).
-func compared(c *result.Case) *result.Attempt { return c.Last() }
+// compared is the attempt whose transcript stands for the case: the one
+// that decided the verdict. That is the last one, but for a failed case
+// whose retry then errored (runner's failedEarlier): its failed attempt
+// holds the broken expectations, and the errored one only the platform's
+// error and a cut transcript.
+func compared(c *result.Case) *result.Attempt {
+	if c.Status == result.Failed {
+		return c.Deciding()
+	}
+	return c.Last()
+}
 
 // statistical reports whether a case was repeated with a pass rate.
 func statistical(c *result.Case) bool { return c.Repeat != nil && c.Repeat.Runs > 0 }
@@ -227,7 +235,9 @@ func notCompared(bc, cc *result.Case) string {
 		switch verdictOf(s.c.Status) {
 		case VerdictErrored:
 			msg := "errored"
-			if a := s.c.Last(); a != nil && a.Error != nil {
+			// The error that decided it: an errored repeat's last
+			// run may have failed, and its cause is an earlier run's.
+			if a := s.c.Deciding(); a != nil && a.Error != nil {
 				msg += ": " + firstLine(a.Error.Message)
 			}
 			parts = append(parts, s.side+" "+msg)

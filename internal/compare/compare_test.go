@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -61,6 +62,48 @@ func convo(name string, line int, status result.Status, env string, turns ...tur
 		a.Error = &result.Error{Kind: result.KindHTTP, Message: "turn 1: 503 Service Unavailable\nmore"}
 	}
 	return &result.Case{Name: name, Pos: diag.Pos{File: suite, Line: line, Col: 5}, Status: status, Agent: "restaurant", Env: env, Attempts: []*result.Attempt{a}}
+}
+
+// TestFailedBeforeAnError: a candidate failed on an assertion, then
+// errored on its retry, is a regression explained by its failure and
+// compared by the attempt that failed. The comparison read the last
+// attempt: its outcome gave the platform's error and no failure, and its
+// cut transcript showed as changed replies.
+func TestFailedBeforeAnError(t *testing.T) {
+	nuts := turn{say: "is the kitchen nut-free?", text: "Yes, the whole kitchen is nut-free."}
+	nutsLost := turn{say: nuts.say, text: "I cannot say."}
+	base := convo("s", 10, result.Passed, "live", greet, nuts)
+	cand := convo("s", 10, result.Failed, "pre-release", greet, nutsLost)
+	retry := convo("s", 10, result.Errored, "pre-release", greet).Attempts[0]
+	retry.Number = 2
+	cand.Attempts = append(cand.Attempts, retry)
+	c := build(&result.Result{Files: []*result.File{{Path: suite, Cases: []*result.Case{base}}}},
+		&result.Result{Files: []*result.File{{Path: suite, Cases: []*result.Case{cand}}}}, DefaultOptions())
+	p := c.Pairs[0]
+	if p.Class != Regressed {
+		t.Fatalf("class %s, want regressed", p.Class)
+	}
+	if o := p.Candidate; len(o.Failures) != 1 || o.Error != "" {
+		t.Errorf("candidate outcome failures %q, error %q: want the failure of the attempt that failed", o.Failures, o.Error)
+	}
+	want := transcriptChanges(base.Attempts[0], cand.Attempts[0])
+	if len(want) == 0 || !reflect.DeepEqual(p.Changes, want) {
+		t.Errorf("changes %+v, want those of the failed attempt %+v", p.Changes, want)
+	}
+}
+
+// erroredRepeat is a repeated case errored by its runs' errors (2 of 3),
+// whose last run failed.
+func erroredRepeat() *result.Case {
+	c := convo("s", 10, result.Errored, "pre-release", greet)
+	c.Attempts[0].Run = 1
+	for i, st := range []result.Status{result.Errored, result.Failed} {
+		r := convo("s", 10, st, "pre-release", greet).Attempts[0]
+		r.Number, r.Run = i+2, i+2
+		c.Attempts = append(c.Attempts, r)
+	}
+	c.Repeat = &result.Repeat{Procedure: result.ProcedureFixed, Decision: result.DecisionErrored, Runs: 3, Passed: 0, Failed: 1, Errored: 2, Limit: 3, PassRate: 1}
+	return c
 }
 
 func ms2(n int) time.Duration { return time.Duration(n) * time.Millisecond }
@@ -412,6 +455,10 @@ func TestNotCompared(t *testing.T) {
 		{"the baseline errored", convo("s", 10, result.Errored, "live", greet), convo("s", 10, result.Passed, "pre-release", greet),
 			"baseline errored: turn 1: 503 Service Unavailable", result.RunErrored},
 		{"the candidate errored", convo("s", 10, result.Passed, "live", greet), convo("s", 10, result.Errored, "pre-release", greet),
+			"candidate errored: turn 1: 503 Service Unavailable", result.RunErrored},
+		// An errored repeat whose last run failed: the run that errored
+		// says why, as every report of the run says it.
+		{"the candidate's repeat errored", convo("s", 10, result.Passed, "live", greet), erroredRepeat(),
 			"candidate errored: turn 1: 503 Service Unavailable", result.RunErrored},
 		{"the candidate did not run", convo("s", 10, result.Passed, "live", greet), &result.Case{Name: "s", Pos: diag.Pos{File: suite, Line: 10, Col: 5}, Status: result.Skipped, SkipReason: "skip: flaky upstream"},
 			"candidate skip: flaky upstream", result.RunEmpty},

@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -160,31 +159,6 @@ func (st style) attemptLine(a *result.Attempt) string {
 	}
 }
 
-// failedAttempt is the attempt whose details a non-passing case shows: the
-// last one of the case's own status (for a repeat: the last failing run),
-// else the last one that did not pass. A case failed by an assertion whose
-// retry then errored is failed (runner.failedEarlier): its report must show
-// the broken expectation, not the platform's error after it, and an errored
-// repeat the error, not a failed run it counted as a possible pass.
-func failedAttempt(c *result.Case) *result.Attempt {
-	var other *result.Attempt
-	for _, a := range slices.Backward(c.Attempts) {
-		if a == nil || a.Status != result.Failed && a.Status != result.Errored {
-			continue
-		}
-		if a.Status == c.Status {
-			return a
-		}
-		if other == nil {
-			other = a
-		}
-	}
-	if other != nil {
-		return other
-	}
-	return c.Last()
-}
-
 // detail writes the explanation of a case: why it failed or errored, the
 // earlier attempts, and the transcript. Both the console block and the
 // JUnit body are made by it, so they say the same thing.
@@ -219,7 +193,7 @@ func (d detail) writeCase(c *result.Case, indent string) {
 	}
 	a := c.Last()
 	if c.Status == result.Failed || c.Status == result.Errored {
-		a = failedAttempt(c)
+		a = c.Deciding()
 	}
 	if a == nil {
 		if c.Status == result.Errored || c.Status == result.Failed {

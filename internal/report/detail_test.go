@@ -103,7 +103,7 @@ func TestCaseBlockBody(t *testing.T) {
 }
 
 // TestFailedAttempt: every view of a non-passing case (console, JUnit,
-// GitHub, HTML) shows the attempt failedAttempt picks: the last of the
+// GitHub, HTML) shows the attempt Case.Deciding picks: the last of the
 // case's own status, so a failure is not reported by a later error.
 func TestFailedAttempt(t *testing.T) {
 	t.Parallel()
@@ -141,7 +141,7 @@ func TestFailedAttempt(t *testing.T) {
 			c.Attempts = append(c.Attempts, a)
 		}
 		got := 0
-		if a := failedAttempt(c); a != nil {
+		if a := c.Deciding(); a != nil {
 			got = a.Number
 		}
 		if got != tc.want {

@@ -79,7 +79,7 @@ func annotateCase(b *strings.Builder, f *result.File, c *result.Case) {
 	case c.Status != result.Failed && c.Status != result.Errored:
 		return
 	}
-	a := failedAttempt(c)
+	a := c.Deciding()
 	st := style{file: true}
 	at := c.Pos
 	if at.File == "" && f != nil {
@@ -245,7 +245,7 @@ func WriteGitHubSummary(w io.Writer, r *result.Result) error {
 			return
 		}
 		why := ""
-		if a := failedAttempt(c); a != nil {
+		if a := c.Deciding(); a != nil {
 			why = style{file: true}.attemptLine(a)
 			why = strings.TrimPrefix(why, a.Status.String()+": ")
 		}

@@ -210,7 +210,7 @@ func htmlWithoutScript(t *testing.T, browser context.Context) {
 			continue
 		}
 		want = append(want, htmlStyle.caseTitle(f, c))
-		if a := failedAttempt(c); a != nil && len(a.Failures) > 0 {
+		if a := c.Deciding(); a != nil && len(a.Failures) > 0 {
 			want = append(want, htmlStyle.failureLine(a, a.Failures[0]))
 		}
 	}

@@ -267,7 +267,7 @@ func caseHead(c *result.Case) string {
 	if c.Status != result.Failed && c.Status != result.Errored {
 		return ""
 	}
-	a := failedAttempt(c)
+	a := c.Deciding()
 	switch {
 	case a == nil:
 		return ""

@@ -391,7 +391,7 @@ func buildCase(f *result.File, c *result.Case, r *result.Result) junitCase {
 		d.writeCase(c, "")
 		tc.Skipped = &junit.Result{Message: xmlLine(fmt.Sprintf("quarantined until %s (%s, not gating): %s", c.Quarantine.Until, c.Status, c.Quarantine.Reason))}
 	case c.Status == result.Failed:
-		a := failedAttempt(c)
+		a := c.Deciding()
 		d.writeCase(c, "")
 		typ := failureType
 		if c.Inconclusive() {
@@ -403,7 +403,7 @@ func buildCase(f *result.File, c *result.Case, r *result.Result) junitCase {
 			Data:    xmlText(body.String()),
 		}
 	case c.Status == result.Errored:
-		a := failedAttempt(c)
+		a := c.Deciding()
 		d.writeCase(c, "")
 		kind := "internal"
 		if a != nil && a.Error != nil && a.Error.Kind != "" {

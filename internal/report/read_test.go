@@ -76,7 +76,7 @@ func TestReadJSONRoundTrip(t *testing.T) {
 func fillUnusual(r *result.Result) {
 	r.Target.RuntimeURL = "https://runtime.example"
 	for _, c := range r.Cases() {
-		a := failedAttempt(c)
+		a := c.Deciding()
 		switch c.Name {
 		case "asks for the party size":
 			a.Failures[0].Step = `Then the reply contains "how many people"`
@@ -111,7 +111,7 @@ func checkUnusual(t *testing.T, wrote, read *result.Result) {
 	parts := func(r *result.Result) map[string]part {
 		m := map[string]part{}
 		for _, c := range r.Cases() {
-			a := failedAttempt(c)
+			a := c.Deciding()
 			if a != nil {
 				m[c.Name] = part{a.Failures, a.Error, a.Confirmations, c.Repeat}
 			}

@@ -23,6 +23,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -443,6 +444,33 @@ func (c *Case) Last() *Attempt {
 		return nil
 	}
 	return c.Attempts[len(c.Attempts)-1]
+}
+
+// Deciding returns the attempt that explains a non-passing case: the last
+// one of the case's own status (for a repeat, the last failing run), else
+// the last one that did not pass, else the last. A case failed by an
+// assertion whose retry then errored is failed: it is explained by the
+// broken expectation, not by the platform's error after it; and an
+// errored repeat by an error, not by a failed run it counted as a
+// possible pass. Every report and comparison that says why a case did not
+// pass asks it, so they name the same cause.
+func (c *Case) Deciding() *Attempt {
+	var other *Attempt
+	for _, a := range slices.Backward(c.Attempts) {
+		if a == nil || a.Status != Failed && a.Status != Errored {
+			continue
+		}
+		if a.Status == c.Status {
+			return a
+		}
+		if other == nil {
+			other = a
+		}
+	}
+	if other != nil {
+		return other
+	}
+	return c.Last()
 }
 
 // Repeat records a scenario run several times from fresh sessions, and

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/agenttest/agenttest/internal/result"
@@ -61,9 +62,14 @@ func (r *runner) attempt(ctx context.Context, j *job) (a *result.Attempt, retry 
 	s := newSession(ctx, &r.opts, j.sc, j.c)
 	s.a.Run = j.run
 	defer s.End()
-	ok := true
+	ok, opened := true, false
 	for i, st := range j.sc.Steps {
-		if ok = s.Exec(st); !ok {
+		ok = s.Exec(st)
+		if !opened && s.greeting != nil {
+			opened = true
+			r.stops.open(servedBy(s.greeting, s.c.Agent))
+		}
+		if !ok {
 			s.notRun(j.sc.Steps, i+1)
 			break
 		}
@@ -72,6 +78,12 @@ func (r *runner) attempt(ctx context.Context, j *job) (a *result.Attempt, retry 
 		if ok = s.Finish(); ok {
 			s.Pass()
 		}
+	}
+	if hint, says, ok := r.stops.served(s.stop); ok {
+		// The platform served it a moment ago: its 404 is a glitch,
+		// retried, and no claim about the configuration.
+		s.a.Error.Message = strings.TrimSuffix(s.a.Error.Message, hint) + says
+		s.stop, s.retry = nil, true
 	}
 	if r.stops.after(s.reached, s.stop) {
 		// The run is stopped on the platform: no further attempt of

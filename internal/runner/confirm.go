@@ -133,6 +133,14 @@ func (s *Session) confirm(c *assert.Confirm, convID string, waitEnded bool) (ok,
 			convID, conv.NumTurns)})
 		return false, false
 	}
+	// A record that lists turns but counts none cannot judge a num_turns
+	// check: the platform's error, unless a check it can judge failed.
+	var uncounted *result.Error
+	if f := assert.UncountedTurns(c.Conversation, conv); f != nil {
+		uncounted = &result.Error{Pos: cmp.Or(f.Pos, c.Conversation.Pos), Kind: result.KindHTTP, Message: fmt.Sprintf(
+			"confirm: read conversation %s: the record lists turns (%d) but its num_turns is 0 or left out: the platform's record contradicts itself, and the num_turns check cannot be confirmed on it",
+			convID, len(conv.Turns))}
+	}
 	if conv == nil && c.Conversation != nil {
 		fails = append(fails, assert.Failure{
 			Pos: c.Conversation.Pos, Key: "confirm.conversation",
@@ -140,12 +148,27 @@ func (s *Session) confirm(c *assert.Confirm, convID string, waitEnded bool) (ok,
 			Expected: "a conversation record", Actual: "none",
 		})
 	} else {
-		fails = append(fails, assert.CheckConversation(c.Conversation, conv, s.expand)...)
+		cf := assert.CheckConversation(c.Conversation, conv, s.expand)
+		if len(cf) > 0 && conv.InProgress && s.agentEndedChat() {
+			// The agent ended the chat (so the read waited for the
+			// record to end, chatEnded), and the platform's record of it
+			// never settled: what failed was judged on fields that may
+			// still change (the reference), not on the agent's outcome.
+			keys := make([]string, len(cf))
+			for i, f := range cf {
+				keys[i] = f.Key
+			}
+			s.errored(&result.Error{Pos: c.Conversation.Pos, Kind: result.KindTimeout, Message: fmt.Sprintf(
+				"confirm: read conversation %s: the record was still in progress %s after the agent ended the chat, and its fields may still change: %s cannot be confirmed on it",
+				convID, s.opts.ConfirmTimeout, strings.Join(keys, ", "))})
+			return false, true
+		}
+		fails = append(fails, cf...)
 	}
 	if conv != nil {
 		// The record's line (readConversation's, the last one) holds
 		// when its fields passed.
-		s.a.Confirmations[len(s.a.Confirmations)-1].Held = len(fails) == 0
+		s.a.Confirmations[len(s.a.Confirmations)-1].Held = len(fails) == 0 && uncounted == nil
 	}
 
 	if h := c.HandoffState; h != nil {
@@ -175,6 +198,10 @@ func (s *Session) confirm(c *assert.Confirm, convID string, waitEnded bool) (ok,
 	}
 	if len(fails) > 0 {
 		s.fail(fails...)
+		return false, true
+	}
+	if uncounted != nil {
+		s.errored(uncounted)
 		return false, true
 	}
 	return true, false
@@ -565,11 +592,17 @@ func (s *Session) confirmStep(st *steps.Step) (ok, retry bool) {
 // the record to end when the agent ended the chat (so far) or the checks
 // ask for in_progress: false.
 func (s *Session) chatEnded(c *assert.Confirm) bool {
-	ended := s.last != nil && s.last.Result != nil && s.last.Result.ConversationEnded
+	ended := s.agentEndedChat()
 	if v := c.Conversation.InProgress(); v != nil && !*v {
 		ended = true
 	}
 	return ended
+}
+
+// agentEndedChat reports whether the agent ended the debug chat (so far):
+// its last reply said the conversation ended.
+func (s *Session) agentEndedChat() bool {
+	return !s.probed && s.last != nil && s.last.Result != nil && s.last.Result.ConversationEnded
 }
 
 // probeEnded is the waiting rule of a probe's confirmation: a probe's

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/agenttest/agenttest/internal/fakeclock"
-	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/result"
 )
 
@@ -35,16 +34,7 @@ func TestConfirmStepsShareTheRecordRead(t *testing.T) {
 		clk := fakeclock.New()
 		opts.Now, opts.Sleep, opts.AfterFunc = clk.Now, clk.Sleep, clk.AfterFunc
 		if tc.inProgress {
-			p := newProxy(t, e.sim.RuntimeURL)
-			p.onResponse(func(_ string, _ int64, body []byte) []byte {
-				return []byte(strings.ReplaceAll(string(body), `"in_progress":false`, `"in_progress":true`))
-			})
-			c, err := platform.New(platform.Config{BuildURL: e.sim.BuildURL, RuntimeURL: p.URL, AccountID: e.sim.AccountID,
-				BuildKey: e.sim.BuildKey, RuntimeKey: e.sim.RuntimeKey})
-			if err != nil {
-				t.Fatal(err)
-			}
-			opts.Records = c
+			opts.Records = e.unsettled(t)
 		}
 		src := "@agent:" + e.clinic + "\nFeature: steps\n\n  Scenario: steps\n" + tc.steps
 		res, err := Run(context.Background(), loadFiles(t, map[string]string{"steps.feature": src}), opts)

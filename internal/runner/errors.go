@@ -15,6 +15,14 @@ import (
 // replies on a run whose Messaging channel is not runner.Messaging.
 const msgNoStreaming = "the scenario asks for streamed replies (streaming), but the run's Messaging channel cannot ask for them: use runner.Messaging"
 
+// hintAgentID and hintMessagingURL end the errors of an agent the
+// platform does not know and of a messaging_url where no Messaging API
+// answers, unless the run was served them already (stopper.served).
+const (
+	hintAgentID      = " (check the agent id and the build host's region)"
+	hintMessagingURL = " (no Messaging API answers at this address: check the messaging_url)"
+)
+
 // errNoResult stands for a reply the client accepted but could not decode
 // into a turn result; it should not happen with a working client.
 var errNoResult = errors.New("platform returned no turn result")
@@ -104,9 +112,9 @@ func classifyCall(err error, starting bool) (e *result.Error, retry bool) {
 	case platform.IsAuth(err):
 		return &result.Error{Kind: result.KindHTTP, Message: err.Error() + " (check the API key and its rights on this agent)"}, false
 	case starting && platform.IsNotFound(err) && !platform.IsMessaging(err):
-		return &result.Error{Kind: result.KindHTTP, Message: err.Error() + " (check the agent id and the build host's region)"}, false
+		return &result.Error{Kind: result.KindHTTP, Message: err.Error() + hintAgentID}, false
 	case platform.IsMessagingMisrouted(err):
-		return &result.Error{Kind: result.KindHTTP, Message: err.Error() + " (no Messaging API answers at this address: check the messaging_url)"}, false
+		return &result.Error{Kind: result.KindHTTP, Message: err.Error() + hintMessagingURL}, false
 	case platform.IsNotFound(err) && platform.IsMessaging(err):
 		// The handshake of a session the platform no longer knows: it
 		// expired (or was never created); a fresh session may do.

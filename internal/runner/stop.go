@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 
@@ -29,7 +30,11 @@ import (
 //     as not run, with the reason, and the cause is said once (Result.Stop).
 //
 // A connection failure of a host that answered once is a glitch of a
-// working platform: those cases error (and retry) as usual.
+// working platform: those cases error (and retry) as usual. So is a 404
+// of debug-chat session creation for an agent the platform opened a
+// session of earlier in the run (it knew the agent), and a 404 of the
+// Messaging API's first steps at a host where it opened a session (it
+// answered there): stopper.served.
 
 // stopper holds the stop decision of one run. Its zero value is not
 // ready: use newStopper.
@@ -42,6 +47,9 @@ type stopper struct {
 	mu  sync.Mutex
 	// reached are the hosts that answered a call of the run.
 	reached map[string]bool
+	// serving holds what the conversations the platform opened show it
+	// serves (servedBy).
+	serving map[string]bool
 	stop    *result.Stop
 }
 
@@ -70,6 +78,52 @@ func (s *stopper) decide(st *result.Stop) {
 	if first && st.Kind != result.StopFailFast {
 		s.cut()
 	}
+}
+
+// servedBy is what a conversation the platform opened shows it serves: a
+// debug chat, that its build host knows the agent; a session over
+// Messaging, that the Messaging API answers at its host (it says nothing
+// of the build host, which may be another region's).
+func servedBy(greeting *platform.Exchange, agent string) string {
+	if greeting.Messaging != nil {
+		return "messaging " + greeting.Host
+	}
+	return "agent " + agent
+}
+
+// open records what a conversation the platform opened shows it serves
+// (servedBy).
+func (s *stopper) open(what string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.serving == nil {
+		s.serving = map[string]bool{}
+	}
+	s.serving[what] = true
+}
+
+// served reports whether cause stops the run for something the platform
+// served earlier in it: an unknown agent it opened a session of, no
+// Messaging API where one opened a session. Then it is no stop but the
+// platform's error of one case, and hint, the end of the case's error
+// that blamed the configuration, is to be said instead as says.
+func (s *stopper) served(cause *result.Stop) (hint, says string, ok bool) {
+	var what string
+	switch {
+	case cause == nil:
+		return "", "", false
+	case cause.Kind == result.StopUnknownAgent:
+		what, hint = "agent "+cause.Agent, hintAgentID
+		says = fmt.Sprintf(" (the platform opened a session of agent %q earlier in the run: its error, not the agent id's)", cause.Agent)
+	case cause.Kind == result.StopNoMessagingAPI:
+		what, hint = "messaging "+cause.Host, hintMessagingURL
+		says = " (the Messaging API opened a session at this address earlier in the run: its error, not the messaging_url's)"
+	default:
+		return "", "", false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return hint, says, s.serving[what]
 }
 
 // after weighs an attempt that just ended: the hosts that answered its

@@ -1,0 +1,224 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/result"
+	"github.com/agenttest/agenttest/internal/sim"
+)
+
+// TestNoStopOnceAgentOpened: a 404 of debug-chat session creation stops
+// the run as an unknown agent (exit 2, a configuration problem) only
+// while the platform has opened no session of that agent in the run.
+// After it opened some, the 404 is a glitch of a working platform, as a
+// connection failure of a host that answered is: the case errors (and is
+// retried), said as the platform's error, and the run goes on. It
+// stopped the run, every later case not run, and sent the reader to
+// check an agent id the platform had just served.
+func TestNoStopOnceAgentOpened(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		// at is the session creation answered 404 (from 1); agents are
+		// those of the five cases.
+		at       int64
+		agents   []string
+		stop     bool
+		statuses string
+	}{
+		{name: "at the first session", at: 1, stop: true},
+		{name: "after sessions opened", at: 3, statuses: "passed passed flaky passed passed"},
+		// The platform opened sessions of another agent only.
+		{name: "of another agent", at: 3, agents: []string{"restaurant", "restaurant", "clinic", "clinic", "clinic"}, stop: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, sim.Options{Seed: 1})
+			e.proxy.onRequest(func(kind string, n int64, _ *http.Request, w http.ResponseWriter) bool {
+				if kind == "start" && n == tc.at {
+					w.Header().Set("Content-Type", "text/html")
+					w.WriteHeader(http.StatusNotFound)
+					w.Write([]byte(`<html><head><title>404 Not Found</title></head><body>nginx</body></html>`))
+					return true
+				}
+				return false
+			})
+			opts := e.opts()
+			opts.Parallel, opts.Retries = 1, 1
+			var src strings.Builder
+			src.WriteString("suite: s\nscenarios:\n")
+			for i := range 5 {
+				agent := opts.DefaultAgent
+				if tc.agents != nil {
+					agent = tc.agents[i]
+				}
+				fmt.Fprintf(&src, "  - name: case %d\n    agent: %s\n    turns:\n      - say: hello\n", i, agent)
+			}
+			res, err := Run(context.Background(), loadYAML(t, src.String()), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.stop {
+				if st := res.Stop; st == nil || st.Kind != result.StopUnknownAgent || !st.Config || tc.agents != nil && st.Agent != "clinic" {
+					t.Fatalf("Stop = %+v, want an unknown agent; statuses %v", st, statuses(res))
+				}
+				return
+			}
+			if res.Stop != nil {
+				t.Fatalf("Stop = %+v after the platform opened sessions of the agent", res.Stop)
+			}
+			var got []string
+			for _, c := range res.Files[0].Cases {
+				got = append(got, c.Status.String())
+			}
+			if strings.Join(got, " ") != tc.statuses {
+				t.Fatalf("statuses %v, want %s", got, tc.statuses)
+			}
+			a := res.Files[0].Cases[2].Attempts[0]
+			if a.Error == nil || a.Error.Kind != result.KindHTTP || a.Error.Status != http.StatusNotFound ||
+				strings.Contains(a.Error.Message, "check the agent id") ||
+				!strings.HasSuffix(a.Error.Message, `404: 404 Not Found (the platform opened a session of agent "`+opts.DefaultAgent+`" earlier in the run: its error, not the agent id's)`) {
+				t.Errorf("first attempt's error %+v, want the platform's 404, not the agent id's", a.Error)
+			}
+		})
+	}
+}
+
+// goneAgent is a debug-chat channel whose opens are answered 404, as for
+// an agent the platform does not know.
+type goneAgent struct{ Channel }
+
+func (goneAgent) Open(_ context.Context, agent string, _ platform.ChatStart) (Conversation, *platform.Exchange, error) {
+	return nil, nil, &platform.APIError{Method: "POST", Path: "/v1/agents/" + agent + "/debug-chat", Host: "build.example.com", Status: http.StatusNotFound}
+}
+
+// TestOpenedAgentIsOnlyDebugChats: only a debug-chat session the platform
+// opened says the build host knows the agent. Sessions of it over
+// Messaging do not (the build host may be another region's: every
+// debug-chat case would meet the same 404), and a debug-chat session says
+// nothing of the connector token its Messaging cases are refused with.
+func TestOpenedAgentIsOnlyDebugChats(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		// first and then are the channels (via:) of the two cases.
+		first, then string
+		want        result.Stop
+	}{
+		{name: "debug chat after messaging", first: "messaging", then: "debug_chat",
+			want: result.Stop{Kind: result.StopUnknownAgent, Agent: "clinic"}},
+		{name: "messaging after debug chat", first: "debug_chat", then: "messaging",
+			want: result.Stop{Kind: result.StopCredentials, Credential: platform.CredentialConnectorToken, Agent: "clinic"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newMsgEnv(t, sim.Options{Seed: 1})
+			opts := e.opts(t)
+			opts.Parallel = 1
+			if tc.then == "debug_chat" {
+				opts.Channel = goneAgent{opts.Channel}
+			} else {
+				tr := platform.NewTransport(8)
+				t.Cleanup(tr.CloseIdleConnections)
+				refused := func(string, string) (string, error) { return "ct_0000000000000000000000000000000000000000", nil }
+				opts.Messaging = Messaging(MessagingClients(platform.Config{BuildURL: e.sim.BuildURL, MessagingURL: e.sim.MessagingURL,
+					MessagingHost: e.sim.Info.MessagingHost, HTTPClient: &http.Client{Transport: tr}}, refused), MessagingOptions{TurnTimeout: 5 * time.Second})
+			}
+			src := fmt.Sprintf("suite: s\nagent: clinic\nscenarios:\n"+
+				"  - name: first\n    via: %s\n    turns:\n      - say: hello\n"+
+				"  - name: then\n    via: %s\n    turns:\n      - say: hello\n", tc.first, tc.then)
+			res, err := Run(context.Background(), loadYAML(t, src), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := res.Stop
+			if st == nil || st.Kind != tc.want.Kind || st.Credential != tc.want.Credential || st.Agent != tc.want.Agent {
+				t.Fatalf("Stop = %+v, want %+v; statuses %v", st, tc.want, statuses(res))
+			}
+		})
+	}
+}
+
+// TestNoStopOnceMessagingAPIServed: a 404 of the Messaging API's
+// access-token step says no Messaging API answers at the messaging_url
+// (exit 2) only while none opened a session there in the run. After one
+// did, it is a glitch of a working platform: the case errors as the
+// platform's, is retried, and the run goes on. It stopped the run and
+// sent the reader to check a messaging_url that had just served two
+// sessions.
+func TestNoStopOnceMessagingAPIServed(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		// at is the access-token request answered 404 (from 1).
+		at   int64
+		stop bool
+	}{
+		{name: "at the first session", at: 1, stop: true},
+		{name: "after sessions opened", at: 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newMsgEnv(t, sim.Options{Seed: 1})
+			target, err := url.Parse(e.sim.MessagingURL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rp := httputil.NewSingleHostReverseProxy(target)
+			var tokens atomic.Int64
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if strings.HasSuffix(r.URL.Path, "/access-token") && tokens.Add(1) == tc.at {
+					w.Header().Set("Content-Type", "text/html")
+					w.WriteHeader(http.StatusNotFound)
+					w.Write([]byte(`<html><head><title>404 Not Found</title></head><body>nginx</body></html>`))
+					return
+				}
+				rp.ServeHTTP(w, r)
+			}))
+			t.Cleanup(srv.Close)
+			opts := e.opts(t)
+			opts.Parallel, opts.Retries = 1, 1
+			tr := platform.NewTransport(8)
+			t.Cleanup(tr.CloseIdleConnections)
+			token := func(agent, env string) (string, error) { return e.sim.Info.MessagingConnectors[agent][env], nil }
+			opts.Messaging = Messaging(MessagingClients(platform.Config{BuildURL: e.sim.BuildURL, MessagingURL: srv.URL,
+				MessagingHost: e.sim.Info.MessagingHost, HTTPClient: &http.Client{Transport: tr}}, token), MessagingOptions{TurnTimeout: 5 * time.Second})
+			var src strings.Builder
+			src.WriteString("suite: s\nagent: clinic\nvia: messaging\nscenarios:\n")
+			for i := range 4 {
+				fmt.Fprintf(&src, "  - name: case %d\n    turns:\n      - say: When are you open?\n", i)
+			}
+			res, err := Run(context.Background(), loadYAML(t, src.String()), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.stop {
+				if st := res.Stop; st == nil || st.Kind != result.StopNoMessagingAPI || !st.Config {
+					t.Fatalf("Stop = %+v, want no Messaging API; statuses %v", st, statuses(res))
+				}
+				return
+			}
+			if res.Stop != nil {
+				t.Fatalf("Stop = %+v after the Messaging API opened sessions there", res.Stop)
+			}
+			if got := strings.Join(statuses(res), " "); got != "case 0=passed case 1=passed case 2=flaky case 3=passed" {
+				t.Fatalf("statuses %s, want the third flaky", got)
+			}
+			a := res.Files[0].Cases[2].Attempts[0]
+			if a.Error == nil || a.Error.Status != http.StatusNotFound || strings.Contains(a.Error.Message, "check the messaging_url") ||
+				!strings.HasSuffix(a.Error.Message, "404: 404 Not Found (the Messaging API opened a session at this address earlier in the run: its error, not the messaging_url's)") {
+				t.Errorf("first attempt's error %+v, want the platform's 404, not the messaging_url's", a.Error)
+			}
+		})
+	}
+}
