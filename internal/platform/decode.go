@@ -595,11 +595,11 @@ func fastTurn(body []byte) (res *reply.TurnResult, ok bool) {
 }
 
 // decodeMetadata builds the metadata object raw, which shallowMetadata
-// accepted.
-func decodeMetadata(raw []byte) reply.Metadata {
+// accepted: every member, or with spellings only those received under
+// one of them (reply.Deferred).
+func decodeMetadata(raw []byte, spellings []string) reply.Metadata {
 	p := fastParser{b: raw}
-	v, _ := p.value(0)
-	m, _ := v.(map[string]any)
+	m, _ := p.object(0, spellings)
 	return reply.Metadata(m)
 }
 
@@ -896,36 +896,7 @@ func (p *fastParser) value(depth int) (any, bool) {
 	}
 	switch c := p.b[p.i]; c {
 	case '{':
-		p.i++
-		m := map[string]any{}
-		p.ws()
-		if p.eat('}') {
-			return m, true
-		}
-		for {
-			p.ws()
-			k, ok := p.key()
-			if !ok {
-				return nil, false
-			}
-			p.ws()
-			if !p.eat(':') {
-				return nil, false
-			}
-			p.ws()
-			v, ok := p.value(depth + 1)
-			if !ok {
-				return nil, false
-			}
-			m[k] = v // the last of duplicate keys wins, as in encoding/json
-			p.ws()
-			if p.eat('}') {
-				return m, true
-			}
-			if !p.eat(',') {
-				return nil, false
-			}
-		}
+		return p.object(depth, nil)
 	case '[':
 		p.i++
 		p.ws()
@@ -966,6 +937,50 @@ func (p *fastParser) value(depth int) (any, bool) {
 		}
 		f, err := strconv.ParseFloat(string(num), 64)
 		return f, err == nil
+	}
+}
+
+// object reads the object at p.i; with only, it builds the members under
+// those names alone and skips the others, so that one member of an object
+// is read by the same reader as the whole.
+func (p *fastParser) object(depth int, only []string) (map[string]any, bool) {
+	if !p.eat('{') || depth > maxFastDepth {
+		return nil, false
+	}
+	m := map[string]any{}
+	p.ws()
+	if p.eat('}') {
+		return m, true
+	}
+	for {
+		p.ws()
+		k, ok := p.key()
+		if !ok {
+			return nil, false
+		}
+		p.ws()
+		if !p.eat(':') {
+			return nil, false
+		}
+		p.ws()
+		if only != nil && !slices.Contains(only, k) {
+			if !p.skip(depth + 1) {
+				return nil, false
+			}
+		} else {
+			v, ok := p.value(depth + 1)
+			if !ok {
+				return nil, false
+			}
+			m[k] = v // the last of duplicate keys wins, as in encoding/json
+		}
+		p.ws()
+		if p.eat('}') {
+			return m, true
+		}
+		if !p.eat(',') {
+			return nil, false
+		}
 	}
 }
 

@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/bits"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -277,6 +279,7 @@ var fastTurnBodies = []struct {
 	// Typed members: of types Check accepts as they are (the metadata
 	// is deferred), or that it must look inside (built at once).
 	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"asrLangCode":"en","currentNode":7,"inFlow":true,"nodeTrace":["A",1,null],"node_trace":"A","state":{"a":[1e5]},"metrics":{"M":"1"},"functionEvents":[{"name":"f"},null],"function_events":{"name":"g"},"llmRequests":[],"cited_topic":null,"other":[[{}]]},"conversationEnded":false,"delayedResponse":false}`, true},
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":{"a":"1"},"currentNode":null,"current_node":"X","state":{"b":"2"},"node_trace":["A"],"dup":[{"x":"y"}]},"conversationEnded":false,"delayedResponse":false}`, true},
 	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"currentNode":{"name":"N"},"state":"{\"a\":1}","nodeTrace":[{"name":"A"},"B",null],"metrics":[{"name":"m","value":"1"}]},"conversationEnded":false,"delayedResponse":false}`, true},
 	// Left to the general path.
 	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":[1],"currentNode":{},"nodeTrace":[[]]},"conversationEnded":false,"delayedResponse":false}`, false}, // Check refuses it
@@ -333,6 +336,9 @@ func TestFastTurnMatchesGeneralPath(t *testing.T) {
 // when fastTurn calls the body plain, against reply.ParseTurn, which
 // reads a released turn's body again (result.Turn.Release).
 func agreesWith(fast, general *reply.TurnResult, body []byte) error {
+	if err := membersAgree(fast.RawMetadata); err != nil {
+		return fmt.Errorf("%q: %v", body, err)
+	}
 	plain := fast.Plain
 	f := undeferred(fast)
 	f.Plain = false
@@ -346,6 +352,34 @@ func agreesWith(fast, general *reply.TurnResult, body []byte) error {
 	if !ok || p.ConversationID != f.ConversationID || p.UserInput != f.UserInput || p.Response != f.Response ||
 		p.ConversationEnded != f.ConversationEnded || p.DelayedResponse != f.DelayedResponse || string(p.RawMetadata) != string(f.RawMetadata) {
 		return fmt.Errorf("plain %q, but ParseTurn gives %#v (ok %v), not %#v", body, p, ok, fast)
+	}
+	return nil
+}
+
+// memberSpellings are spellings a reader of one member decodes alone
+// (reply.Deferred): members with aliases and without, one that may appear
+// twice, one that never appears.
+var memberSpellings = [][]string{
+	{"state"}, {"currentNode", "current_node"}, {"nodeTrace", "node_trace"},
+	{"functionEvents", "function_events"}, {"dup"}, {"absent"},
+}
+
+// membersAgree checks decodeMetadata's contract with reply.Deferred on
+// the metadata raw, when fastTurn deferred it: the members decoded alone
+// are those of the whole object under the spellings asked for, with the
+// same values (the last of duplicate keys, as the whole holds them).
+func membersAgree(raw []byte) error {
+	var p fastParser
+	if p = (fastParser{b: raw}); len(raw) == 0 || !p.shallowMetadata() {
+		return nil
+	}
+	whole := decodeMetadata(raw, nil)
+	for _, sp := range memberSpellings {
+		want := maps.Clone(whole)
+		maps.DeleteFunc(want, func(k string, _ any) bool { return !slices.Contains(sp, k) })
+		if got := decodeMetadata(raw, sp); !reflect.DeepEqual(got, want) {
+			return fmt.Errorf("members %q decoded alone: %#v, want %#v", sp, got, want)
+		}
 	}
 	return nil
 }

@@ -49,6 +49,18 @@ var metadataAliases = map[string][]string{
 	"llmRequests":           {"llm_requests"},
 }
 
+// metadataSpellings are the spellings of each typed member, by reference
+// name: its name, then its aliases. A member decoded alone (TurnResult's
+// accessors) is decoded under all of them, so that member reads it as it
+// reads the whole metadata.
+var metadataSpellings = func() map[string][]string {
+	out := make(map[string][]string, len(metadataOrder))
+	for _, name := range metadataOrder {
+		out[name] = append([]string{name}, metadataAliases[name]...)
+	}
+	return out
+}()
+
 // mdNameKeys are the members read, in order, when an object stands where a
 // name is expected (a node in nodeTrace, a topic in retrievedTopics).
 var mdNameKeys = []string{"name", "title", "node", "topic", "id"}

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -408,7 +409,7 @@ func TestValidPath(t *testing.T) {
 func TestDeferMetadata(t *testing.T) {
 	t.Parallel()
 	var decodes atomic.Int32
-	decode := func(raw []byte) Metadata {
+	decode := func(raw []byte, _ []string) Metadata {
 		decodes.Add(1)
 		return Metadata{"currentNode": string(raw)}
 	}
@@ -446,7 +447,7 @@ func TestDeferMetadata(t *testing.T) {
 // every transcript.
 func TestDropMetadataLetsGo(t *testing.T) {
 	var decoded weak.Pointer[string]
-	r := Deferred([]byte("{}"), func([]byte) Metadata {
+	r := Deferred([]byte("{}"), func([]byte, []string) Metadata {
 		v := new(string)
 		*v = strings.Repeat("x", 64)
 		decoded = weak.Make(v)
@@ -457,6 +458,150 @@ func TestDropMetadataLetsGo(t *testing.T) {
 	runtime.GC()
 	if decoded.Value() != nil {
 		t.Error("the decoded metadata is still reachable after DropMetadata")
+	}
+	runtime.KeepAlive(r)
+}
+
+// memberReaders are TurnResult's accessors of one member, each beside the
+// Metadata method it must read as.
+var memberReaders = []struct {
+	name   string
+	member func(*TurnResult) any
+	whole  func(Metadata) any
+}{
+	{"NodeTrace", func(r *TurnResult) any { return r.NodeTrace() }, func(m Metadata) any { return m.NodeTrace() }},
+	{"CurrentNode", func(r *TurnResult) any { return r.CurrentNode() }, func(m Metadata) any { return m.CurrentNode() }},
+	{"InFlow", func(r *TurnResult) any { return r.InFlow() }, func(m Metadata) any { return m.InFlow() }},
+	{"InStep", func(r *TurnResult) any { return r.InStep() }, func(m Metadata) any { return m.InStep() }},
+	{"HandoffDestination", func(r *TurnResult) any { return r.HandoffDestination() }, func(m Metadata) any { return m.HandoffDestination() }},
+	{"CitedTopic", func(r *TurnResult) any { return r.CitedTopic() }, func(m Metadata) any { return m.CitedTopic() }},
+	{"ASRLang", func(r *TurnResult) any { return r.ASRLang() }, func(m Metadata) any { return m.ASRLang() }},
+	{"TTSLang", func(r *TurnResult) any { return r.TTSLang() }, func(m Metadata) any { return m.TTSLang() }},
+	{"RetrievedTopics", func(r *TurnResult) any { return r.RetrievedTopics() }, func(m Metadata) any { return m.RetrievedTopics() }},
+	{"State", func(r *TurnResult) any { return r.State() }, func(m Metadata) any { return m.State() }},
+	{"Metrics", func(r *TurnResult) any { return r.Metrics() }, func(m Metadata) any { return m.Metrics() }},
+	{"FunctionEvents", func(r *TurnResult) any { return r.FunctionEvents() }, func(m Metadata) any { return m.FunctionEvents() }},
+}
+
+// jsonMembers decodes metadata as a client's Deferred decoder must:
+// every member, or only those under spellings.
+func jsonMembers(t *testing.T) func([]byte, []string) Metadata {
+	return func(raw []byte, spellings []string) Metadata {
+		var m Metadata
+		if err := json.Unmarshal(raw, &m); err != nil {
+			t.Errorf("bad test JSON %s: %v", raw, err)
+		}
+		if spellings != nil {
+			maps.DeleteFunc(m, func(k string, _ any) bool { return !slices.Contains(spellings, k) })
+		}
+		return m
+	}
+}
+
+// TestMembersReadAsMeta: each accessor of one member, which decodes that
+// member alone, reads what the Metadata method of the same name reads of
+// the whole metadata, aliases, nulls and tolerated forms included: every
+// member holds a value of its own, so an accessor paired with another
+// member's spellings or reader fails.
+func TestMembersReadAsMeta(t *testing.T) {
+	t.Parallel()
+	for _, js := range []string{
+		`{"asrLangCode":"en-GB","tts_lang_code":"fr-FR","state":{"party_size":"4","a":{"b":1}},"currentNode":null,"current_node":"Confirm",` +
+			`"nodeTrace":["A",{"name":"B"},3],"metrics":{"BOOKED":"true"},"in_flow":"booking","inStep":7,"handoff_destination":{"title":"desk"},` +
+			`"retrievedTopics":"menu","citedTopic":"hours","functionEvents":{"name":"f","status":"error"},"other":[1]}`,
+		`{"ttsLangCode":"de","tts_lang_code":"fr","state":"{\"x\":1}","node_trace":"N","metrics":[{"name":"m","value":2}],` +
+			`"function_events":[{"function":"g"}],"retrieved_topics":[{"topic":"t"}],"cited_topic":"c","inFlow":true,"in_step":"s"}`,
+		`{}`,
+	} {
+		whole := decodeMetadata(t, js)
+		for _, rd := range memberReaders {
+			r := Deferred([]byte(js), jsonMembers(t))
+			got, want := rd.member(r), rd.whole(whole)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s of %s = %#v, Meta().%s = %#v", rd.name, js, got, rd.name, want)
+			}
+			if got, want := rd.member((&TurnResult{}).SetMetadata(whole)), rd.whole(whole); !reflect.DeepEqual(got, want) {
+				t.Errorf("%s of set metadata %s = %#v, want %#v", rd.name, js, got, want)
+			}
+		}
+	}
+}
+
+// TestMemberDecodesAlone: a member read through its accessor is decoded
+// alone, once, and kept for the next reader; a third member has the whole
+// metadata built, once, which every reader then shares; readers at once
+// read the same (run with -race); DropMetadata lets the parts go.
+func TestMemberDecodesAlone(t *testing.T) {
+	t.Parallel()
+	const js = `{"state":{"time":"19:00"},"currentNode":"Confirm","current_node":"X","nodeTrace":["A"],"inFlow":"f"}`
+	var mu sync.Mutex
+	var calls [][]string
+	decode := func(raw []byte, spellings []string) Metadata {
+		mu.Lock()
+		calls = append(calls, spellings)
+		mu.Unlock()
+		return jsonMembers(t)(raw, spellings)
+	}
+	r := Deferred([]byte(js), decode)
+	const readers = 8
+	var wg sync.WaitGroup
+	for range readers {
+		wg.Go(func() {
+			if got := r.State()["time"]; got != "19:00" {
+				t.Errorf("State()[time] = %v", got)
+			}
+			if got := r.CurrentNode(); got != "Confirm" {
+				t.Errorf("CurrentNode() = %q", got)
+			}
+		})
+	}
+	wg.Wait()
+	want := [][]string{{"state"}, {"currentNode", "current_node"}}
+	if !reflect.DeepEqual(calls, want) {
+		t.Fatalf("decoded %q for %d readers of two members, want %q", calls, readers, want)
+	}
+	for range readers {
+		wg.Go(func() {
+			if got := r.NodeTrace(); !reflect.DeepEqual(got, []string{"A"}) {
+				t.Errorf("NodeTrace() = %q", got)
+			}
+			if got := r.Meta().InFlow(); got != "f" {
+				t.Errorf("Meta().InFlow() = %q", got)
+			}
+			if got := r.State()["time"]; got != "19:00" {
+				t.Errorf("State()[time] after the whole was built = %v", got)
+			}
+		})
+	}
+	wg.Wait()
+	if want = append(want, nil); !reflect.DeepEqual(calls, want) {
+		t.Fatalf("decoded %q, want %q: a third member builds the whole, once", calls, want)
+	}
+	if got := r.InFlow(); got != "f" || len(calls) != len(want) {
+		t.Errorf("InFlow() = %q after the whole was built, decoding again: %q", got, calls)
+	}
+	calls = nil
+	r = Deferred([]byte(js), decode)
+	r.Meta()
+	if got := r.State()["time"]; got != "19:00" || len(calls) != 1 {
+		t.Errorf("State()[time] = %v after Meta, decoding %q: want the whole, decoded once", got, calls)
+	}
+
+	var part weak.Pointer[string]
+	r = Deferred([]byte(js), func(raw []byte, spellings []string) Metadata {
+		v := new(string)
+		*v = strings.Repeat("x", 64)
+		part = weak.Make(v)
+		return Metadata{"state": map[string]any{"big": v}}
+	})
+	r.State()
+	r.DropMetadata()
+	runtime.GC()
+	if part.Value() != nil {
+		t.Error("a member decoded alone is still reachable after DropMetadata")
+	}
+	if r.State() != nil {
+		t.Error("State() after DropMetadata is not absent, as Meta() is")
 	}
 	runtime.KeepAlive(r)
 }

@@ -19,6 +19,7 @@ package reply
 import (
 	"encoding/json"
 	"sync"
+	"sync/atomic"
 )
 
 // TurnResult is the reference's "Debug chat turn result": what both debug-chat
@@ -90,8 +91,92 @@ func (r *TurnResult) Meta() Metadata {
 		return r.metadata
 	}
 	d := r.deferred
-	d.once.Do(func() { d.md = d.decode(d.raw) })
+	d.once.Do(func() {
+		d.md = d.decode(d.raw, nil)
+		d.built.Store(true)
+	})
 	return d.md
+}
+
+// member returns metadata that reads as Meta does for the reference
+// member name: all of it, or, while the decoder deferred it (Deferred),
+// only that member under each of its spellings, decoded alone. A check
+// reads one or two members of a reply (the node trace, the state), so
+// building every other member for it is work and memory to collect for
+// nothing. The accessors of TurnResult below pair each member with its
+// reader, so only the reader of name ever sees the part. The parts are
+// kept for the next reader; a reader of a third member has every member
+// built (Meta). It is safe for concurrent use.
+func (r *TurnResult) member(name string) Metadata {
+	d := r.deferred
+	if d == nil {
+		return r.metadata
+	}
+	if d.built.Load() {
+		return d.md
+	}
+	d.mu.Lock()
+	for _, p := range d.parts[:d.nparts] {
+		if p.name == name {
+			d.mu.Unlock()
+			return p.md
+		}
+	}
+	if d.nparts == len(d.parts) {
+		// A reader of many members: build them all, once.
+		d.mu.Unlock()
+		return r.Meta()
+	}
+	md := d.decode(d.raw, metadataSpellings[name])
+	d.parts[d.nparts] = metadataPart{name, md}
+	d.nparts++
+	d.mu.Unlock()
+	return md
+}
+
+// The members of the reply's metadata, each read as the Metadata method of
+// the same name reads it (see member).
+
+// NodeTrace is Meta().NodeTrace().
+func (r *TurnResult) NodeTrace() []string { return r.member("nodeTrace").NodeTrace() }
+
+// CurrentNode is Meta().CurrentNode().
+func (r *TurnResult) CurrentNode() string { return r.member("currentNode").CurrentNode() }
+
+// InFlow is Meta().InFlow().
+func (r *TurnResult) InFlow() string { return r.member("inFlow").InFlow() }
+
+// InStep is Meta().InStep().
+func (r *TurnResult) InStep() string { return r.member("inStep").InStep() }
+
+// HandoffDestination is Meta().HandoffDestination().
+func (r *TurnResult) HandoffDestination() string {
+	return r.member("handoffDestination").HandoffDestination()
+}
+
+// CitedTopic is Meta().CitedTopic().
+func (r *TurnResult) CitedTopic() string { return r.member("citedTopic").CitedTopic() }
+
+// ASRLang is Meta().ASRLang().
+func (r *TurnResult) ASRLang() string { return r.member("asrLangCode").ASRLang() }
+
+// TTSLang is Meta().TTSLang().
+func (r *TurnResult) TTSLang() string { return r.member("ttsLangCode").TTSLang() }
+
+// RetrievedTopics is Meta().RetrievedTopics().
+func (r *TurnResult) RetrievedTopics() []string {
+	return r.member("retrievedTopics").RetrievedTopics()
+}
+
+// State is Meta().State(): do not modify the map.
+func (r *TurnResult) State() map[string]any { return r.member("state").State() }
+
+// Metrics is Meta().Metrics().
+func (r *TurnResult) Metrics() map[string][]string { return r.member("metrics").Metrics() }
+
+// FunctionEvents is Meta().FunctionEvents().
+func (r *TurnResult) FunctionEvents() []FunctionEvent {
+	return r.member("functionEvents").FunctionEvents()
 }
 
 // SetMetadata sets the metadata, decoded, and returns r, so that a
@@ -102,12 +187,15 @@ func (r *TurnResult) SetMetadata(md Metadata) *TurnResult {
 }
 
 // Deferred returns an empty TurnResult whose metadata is left undecoded
-// until Meta is called, which decodes raw with decode: most turns' checks
-// read only the reply's text. The decoder must already have checked that
-// raw decodes, and that the result passes Check. The result and what its
-// metadata needs are one allocation, not two: a decoder makes one of each
-// per reply.
-func Deferred(raw []byte, decode func([]byte) Metadata) *TurnResult {
+// until it is read, which decodes raw with decode: most turns' checks
+// read only the reply's text. decode(raw, nil) builds every member;
+// decode(raw, spellings) builds only the members received under one of
+// spellings (the members of the object named so, with their values as
+// the whole object's would hold them), for a reader of one member (see
+// member). The decoder must already have checked that raw decodes, and
+// that the result passes Check. The result and what its metadata needs
+// are one allocation, not two: a decoder makes one of each per reply.
+func Deferred(raw []byte, decode func(raw []byte, spellings []string) Metadata) *TurnResult {
 	both := &struct {
 		r TurnResult
 		d deferredMetadata
@@ -121,7 +209,7 @@ func Deferred(raw []byte, decode func([]byte) Metadata) *TurnResult {
 // result's allocation (Deferred), so its map is let go of as well.
 func (r *TurnResult) DropMetadata() {
 	if d := r.deferred; d != nil {
-		d.md = nil
+		d.md, d.parts = nil, [len(d.parts)]metadataPart{}
 	}
 	r.metadata, r.deferred = nil, nil
 }
@@ -130,6 +218,19 @@ func (r *TurnResult) DropMetadata() {
 type deferredMetadata struct {
 	once   sync.Once
 	raw    []byte
-	decode func([]byte) Metadata
+	decode func(raw []byte, spellings []string) Metadata
 	md     Metadata
+	// built is set once md holds every member: member reads it then.
+	built atomic.Bool
+	// mu guards parts, the members decoded alone (member): two, as
+	// the checks of a turn that read the state and the node do.
+	mu     sync.Mutex
+	parts  [2]metadataPart
+	nparts int
+}
+
+// metadataPart is the metadata holding one reference member alone.
+type metadataPart struct {
+	name string
+	md   Metadata
 }
