@@ -466,6 +466,7 @@ func fastTurn(body []byte) (res *reply.TurnResult, ok bool) {
 		meta                        reply.Metadata
 		rawMeta                     []byte
 		deferred                    bool
+		typedAt                     reply.TypedAt
 		// plain stays true while every member has its own JSON type.
 		plain = true
 	)
@@ -514,7 +515,7 @@ func fastTurn(body []byte) (res *reply.TurnResult, ok bool) {
 				case p.peek('{'):
 					// Checked in one scan, built when first read;
 					// or else built now, for Check to decide.
-					deferred = p.shallowMetadata()
+					deferred = p.shallowMetadata(&typedAt)
 					if !deferred {
 						p.i = start
 						v, ok := p.value(0)
@@ -582,7 +583,7 @@ func fastTurn(body []byte) (res *reply.TurnResult, ok bool) {
 	}
 	switch {
 	case deferred:
-		res = reply.Deferred(rawMeta, decodeMetadata)
+		res = reply.Deferred(rawMeta, typedAt, decodeMetadata)
 	case meta.Check() != nil:
 		return nil, false // the general path's error
 	default:
@@ -596,9 +597,14 @@ func fastTurn(body []byte) (res *reply.TurnResult, ok bool) {
 
 // decodeMetadata builds the metadata object raw, which shallowMetadata
 // accepted: every member, or with spellings only those received under
-// one of them (reply.Deferred).
-func decodeMetadata(raw []byte, spellings []string) reply.Metadata {
+// one of them, read from the keys shallowMetadata met (at) when it could
+// keep them all (reply.Deferred).
+func decodeMetadata(raw []byte, spellings []string, at *reply.TypedAt) reply.Metadata {
 	p := fastParser{b: raw}
+	if offs, ok := at.Offsets(); ok && spellings != nil {
+		m, _ := p.members(offs, spellings)
+		return reply.Metadata(m)
+	}
 	m, _ := p.object(0, spellings)
 	return reply.Metadata(m)
 }
@@ -606,9 +612,12 @@ func decodeMetadata(raw []byte, spellings []string) reply.Metadata {
 // shallowMetadata reads the metadata object at p.i as value would, without
 // building it, and reports whether Check accepts it by the JSON types of
 // its typed members alone (reply.AcceptOf): most turns' checks read only
-// the reply's text, so the map need not be built for them. On false,
-// value and Check decide (p.i is then anywhere in the object).
-func (p *fastParser) shallowMetadata() bool {
+// the reply's text, so the map need not be built for them. It records
+// where each typed member's key starts in the object in at, for reading
+// one member later without reading the others. On false, value and Check
+// decide (p.i is then anywhere in the object).
+func (p *fastParser) shallowMetadata(at *reply.TypedAt) bool {
+	start := p.i
 	p.i++ // {
 	p.ws()
 	if p.eat('}') {
@@ -616,6 +625,7 @@ func (p *fastParser) shallowMetadata() bool {
 	}
 	for {
 		p.ws()
+		keyAt := p.i
 		k, ok := p.key()
 		if !ok {
 			return false
@@ -626,6 +636,9 @@ func (p *fastParser) shallowMetadata() bool {
 		}
 		p.ws()
 		a, typed := reply.AcceptOf(k)
+		if typed {
+			at.Add(keyAt - start)
+		}
 		if typed && !p.accepted(a.Value, a.Items, 1) || !typed && !p.skip(1) {
 			return false
 		}
@@ -954,15 +967,10 @@ func (p *fastParser) object(depth int, only []string) (map[string]any, bool) {
 	}
 	for {
 		p.ws()
-		k, ok := p.key()
+		k, ok := p.pairHead()
 		if !ok {
 			return nil, false
 		}
-		p.ws()
-		if !p.eat(':') {
-			return nil, false
-		}
-		p.ws()
 		if only != nil && !slices.Contains(only, k) {
 			if !p.skip(depth + 1) {
 				return nil, false
@@ -982,6 +990,44 @@ func (p *fastParser) object(depth int, only []string) (map[string]any, bool) {
 			return nil, false
 		}
 	}
+}
+
+// members builds the members of the object in p.b under the names in
+// only, from the keys at offs alone: the offsets of every member whose
+// name may be one of only, as shallowMetadata recorded them.
+func (p *fastParser) members(offs []uint16, only []string) (map[string]any, bool) {
+	m := map[string]any{}
+	for _, off := range offs {
+		p.i = int(off)
+		k, ok := p.pairHead()
+		if !ok {
+			return nil, false
+		}
+		if !slices.Contains(only, k) {
+			continue
+		}
+		v, ok := p.value(1)
+		if !ok {
+			return nil, false
+		}
+		m[k] = v // in order: the last of duplicate keys wins, as in object
+	}
+	return m, true
+}
+
+// pairHead reads the key of an object member at p.i and the colon after
+// it, up to its value.
+func (p *fastParser) pairHead() (string, bool) {
+	k, ok := p.key()
+	if !ok {
+		return "", false
+	}
+	p.ws()
+	if !p.eat(':') {
+		return "", false
+	}
+	p.ws()
+	return k, true
 }
 
 // skip consumes any JSON value without building it, checking its syntax.

@@ -339,6 +339,9 @@ func agreesWith(fast, general *reply.TurnResult, body []byte) error {
 	if err := membersAgree(fast.RawMetadata); err != nil {
 		return fmt.Errorf("%q: %v", body, err)
 	}
+	if err := accessorsAgree(body, general.Meta()); err != nil {
+		return err
+	}
 	plain := fast.Plain
 	f := undeferred(fast)
 	f.Plain = false
@@ -356,32 +359,123 @@ func agreesWith(fast, general *reply.TurnResult, body []byte) error {
 	return nil
 }
 
-// memberSpellings are spellings a reader of one member decodes alone
-// (reply.Deferred): members with aliases and without, one that may appear
-// twice, one that never appears.
+// memberSpellings are the spellings a reader of one typed member decodes
+// alone (reply.Deferred): members with aliases and without.
 var memberSpellings = [][]string{
 	{"state"}, {"currentNode", "current_node"}, {"nodeTrace", "node_trace"},
-	{"functionEvents", "function_events"}, {"dup"}, {"absent"},
+	{"functionEvents", "function_events"}, {"citedTopic", "cited_topic"},
 }
 
 // membersAgree checks decodeMetadata's contract with reply.Deferred on
 // the metadata raw, when fastTurn deferred it: the members decoded alone
 // are those of the whole object under the spellings asked for, with the
-// same values (the last of duplicate keys, as the whole holds them).
+// same values (the last of duplicate keys, as the whole holds them),
+// whether read from the keys shallowMetadata recorded or, when it could
+// not keep them all, from the object; there, untyped names too.
 func membersAgree(raw []byte) error {
-	var p fastParser
-	if p = (fastParser{b: raw}); len(raw) == 0 || !p.shallowMetadata() {
+	var at reply.TypedAt
+	if p := (fastParser{b: raw}); len(raw) == 0 || !p.shallowMetadata(&at) {
 		return nil
 	}
-	whole := decodeMetadata(raw, nil)
-	for _, sp := range memberSpellings {
+	var unknown reply.TypedAt
+	for range 17 {
+		unknown.Add(0)
+	}
+	whole := decodeMetadata(raw, nil, &at)
+	if w := decodeMetadata(raw, nil, &unknown); !reflect.DeepEqual(w, whole) {
+		return fmt.Errorf("the whole, read with and without offsets: %#v, %#v", whole, w)
+	}
+	check := func(sp []string, at *reply.TypedAt, how string) error {
 		want := maps.Clone(whole)
 		maps.DeleteFunc(want, func(k string, _ any) bool { return !slices.Contains(sp, k) })
-		if got := decodeMetadata(raw, sp); !reflect.DeepEqual(got, want) {
-			return fmt.Errorf("members %q decoded alone: %#v, want %#v", sp, got, want)
+		if got := decodeMetadata(raw, sp, at); !reflect.DeepEqual(got, want) {
+			return fmt.Errorf("members %q decoded alone %s: %#v, want %#v", sp, how, got, want)
+		}
+		return nil
+	}
+	for _, sp := range memberSpellings {
+		if err := check(sp, &at, "from their keys"); err != nil {
+			return err
+		}
+		if err := check(sp, &unknown, "from the object"); err != nil {
+			return err
+		}
+	}
+	for _, sp := range [][]string{{"dup"}, {"absent"}} {
+		if err := check(sp, &unknown, "from the object"); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// accessorsAgree reads members of fastTurn's result for body through
+// their accessors, each on a result of its own (so each is decoded
+// alone, from the keys fastTurn recorded), against the whole metadata.
+func accessorsAgree(body []byte, whole reply.Metadata) error {
+	for _, rd := range []struct {
+		name  string
+		alone func(*reply.TurnResult) any
+		whole func(reply.Metadata) any
+	}{
+		{"State", func(r *reply.TurnResult) any { return r.State() }, func(m reply.Metadata) any { return m.State() }},
+		{"CurrentNode", func(r *reply.TurnResult) any { return r.CurrentNode() }, func(m reply.Metadata) any { return m.CurrentNode() }},
+		{"NodeTrace", func(r *reply.TurnResult) any { return r.NodeTrace() }, func(m reply.Metadata) any { return m.NodeTrace() }},
+		{"FunctionEvents", func(r *reply.TurnResult) any { return r.FunctionEvents() }, func(m reply.Metadata) any { return m.FunctionEvents() }},
+		{"CitedTopic", func(r *reply.TurnResult) any { return r.CitedTopic() }, func(m reply.Metadata) any { return m.CitedTopic() }},
+	} {
+		r, _ := fastTurn(body)
+		if got, want := rd.alone(r), rd.whole(whole); !reflect.DeepEqual(got, want) {
+			return fmt.Errorf("%q: %s() = %#v, Meta().%s() = %#v", body, rd.name, got, rd.name, want)
+		}
+	}
+	return nil
+}
+
+// TestTypedMembersRecorded: shallowMetadata records the key of every
+// typed member, under any spelling, escaped or repeated, and of no other;
+// past what TypedAt holds it knows none, and members are found by reading
+// the object (membersAgree holds both ways to the whole).
+func TestTypedMembersRecorded(t *testing.T) {
+	t.Parallel()
+	big := `"pad":"` + strings.Repeat("x", 1<<16) + `",`
+	many := strings.Repeat(`"state":{},`, 16)
+	for _, tc := range []struct {
+		raw  string
+		keys []string // the keys at the offsets recorded; nil: none known
+	}{
+		{`{}`, []string{}},
+		{`{"other":{"state":1},"state":{"a":"1"},"current_node":"X","nodeTrace":["A"],"currentNode":null,"state":{"b":"2"}}`,
+			[]string{"state", "current_node", "nodeTrace", "currentNode", "state"}},
+		{`{ "inFlow" : "f" , "x" : [ "inStep" ] }`, []string{"inFlow"}},
+		{`{` + big + `"state":{"a":"1"}}`, nil},
+		{`{` + many + `"currentNode":"N"}`, nil},
+	} {
+		var at reply.TypedAt
+		if p := (fastParser{b: []byte(tc.raw)}); !p.shallowMetadata(&at) {
+			t.Errorf("shallowMetadata refused %.80s", tc.raw)
+			continue
+		}
+		offs, ok := at.Offsets()
+		if ok != (tc.keys != nil) {
+			t.Errorf("%.80s: offsets known = %v, want %v", tc.raw, ok, tc.keys != nil)
+			continue
+		}
+		if ok {
+			keys := []string{}
+			for _, off := range offs {
+				p := fastParser{b: []byte(tc.raw), i: int(off)}
+				k, _ := p.pairHead()
+				keys = append(keys, k)
+			}
+			if !slices.Equal(keys, tc.keys) {
+				t.Errorf("%.80s: keys recorded %q, want %q", tc.raw, keys, tc.keys)
+			}
+		}
+		if err := membersAgree([]byte(tc.raw)); err != nil {
+			t.Error(err)
+		}
+	}
 }
 
 // TestDeferredMetadata checks that the metadata of the reference shape,

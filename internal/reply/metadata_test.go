@@ -409,11 +409,11 @@ func TestValidPath(t *testing.T) {
 func TestDeferMetadata(t *testing.T) {
 	t.Parallel()
 	var decodes atomic.Int32
-	decode := func(raw []byte, _ []string) Metadata {
+	decode := func(raw []byte, _ []string, _ *TypedAt) Metadata {
 		decodes.Add(1)
 		return Metadata{"currentNode": string(raw)}
 	}
-	r := Deferred([]byte("greet"), decode)
+	r := Deferred([]byte("greet"), TypedAt{}, decode)
 	if n := decodes.Load(); n != 0 {
 		t.Fatalf("decoded %d times before it was read", n)
 	}
@@ -433,7 +433,7 @@ func TestDeferMetadata(t *testing.T) {
 	if r.SetMetadata(Metadata{"currentNode": "set"}).Meta().CurrentNode() != "set" {
 		t.Error("SetMetadata did not replace the deferred metadata")
 	}
-	r = Deferred([]byte("again"), decode)
+	r = Deferred([]byte("again"), TypedAt{}, decode)
 	r.Meta()
 	r.DropMetadata()
 	if md := r.Meta(); md != nil || decodes.Load() != 2 {
@@ -447,7 +447,7 @@ func TestDeferMetadata(t *testing.T) {
 // every transcript.
 func TestDropMetadataLetsGo(t *testing.T) {
 	var decoded weak.Pointer[string]
-	r := Deferred([]byte("{}"), func([]byte, []string) Metadata {
+	r := Deferred([]byte("{}"), TypedAt{}, func([]byte, []string, *TypedAt) Metadata {
 		v := new(string)
 		*v = strings.Repeat("x", 64)
 		decoded = weak.Make(v)
@@ -485,8 +485,8 @@ var memberReaders = []struct {
 
 // jsonMembers decodes metadata as a client's Deferred decoder must:
 // every member, or only those under spellings.
-func jsonMembers(t *testing.T) func([]byte, []string) Metadata {
-	return func(raw []byte, spellings []string) Metadata {
+func jsonMembers(t *testing.T) func([]byte, []string, *TypedAt) Metadata {
+	return func(raw []byte, spellings []string, _ *TypedAt) Metadata {
 		var m Metadata
 		if err := json.Unmarshal(raw, &m); err != nil {
 			t.Errorf("bad test JSON %s: %v", raw, err)
@@ -515,7 +515,7 @@ func TestMembersReadAsMeta(t *testing.T) {
 	} {
 		whole := decodeMetadata(t, js)
 		for _, rd := range memberReaders {
-			r := Deferred([]byte(js), jsonMembers(t))
+			r := Deferred([]byte(js), TypedAt{}, jsonMembers(t))
 			got, want := rd.member(r), rd.whole(whole)
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("%s of %s = %#v, Meta().%s = %#v", rd.name, js, got, rd.name, want)
@@ -536,13 +536,13 @@ func TestMemberDecodesAlone(t *testing.T) {
 	const js = `{"state":{"time":"19:00"},"currentNode":"Confirm","current_node":"X","nodeTrace":["A"],"inFlow":"f"}`
 	var mu sync.Mutex
 	var calls [][]string
-	decode := func(raw []byte, spellings []string) Metadata {
+	decode := func(raw []byte, spellings []string, at *TypedAt) Metadata {
 		mu.Lock()
 		calls = append(calls, spellings)
 		mu.Unlock()
-		return jsonMembers(t)(raw, spellings)
+		return jsonMembers(t)(raw, spellings, at)
 	}
-	r := Deferred([]byte(js), decode)
+	r := Deferred([]byte(js), TypedAt{}, decode)
 	const readers = 8
 	var wg sync.WaitGroup
 	for range readers {
@@ -581,14 +581,14 @@ func TestMemberDecodesAlone(t *testing.T) {
 		t.Errorf("InFlow() = %q after the whole was built, decoding again: %q", got, calls)
 	}
 	calls = nil
-	r = Deferred([]byte(js), decode)
+	r = Deferred([]byte(js), TypedAt{}, decode)
 	r.Meta()
 	if got := r.State()["time"]; got != "19:00" || len(calls) != 1 {
 		t.Errorf("State()[time] = %v after Meta, decoding %q: want the whole, decoded once", got, calls)
 	}
 
 	var part weak.Pointer[string]
-	r = Deferred([]byte(js), func(raw []byte, spellings []string) Metadata {
+	r = Deferred([]byte(js), TypedAt{}, func(raw []byte, spellings []string, _ *TypedAt) Metadata {
 		v := new(string)
 		*v = strings.Repeat("x", 64)
 		part = weak.Make(v)
@@ -604,6 +604,51 @@ func TestMemberDecodesAlone(t *testing.T) {
 		t.Error("State() after DropMetadata is not absent, as Meta() is")
 	}
 	runtime.KeepAlive(r)
+}
+
+// TestTypedAt: the offsets a decoder records reach its decode function
+// as recorded, in order, while they fit; past 16 members, or an offset
+// past 64 KiB, none is known, so that a member is found by reading the
+// object rather than missed.
+func TestTypedAt(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		name   string
+		offs   []int
+		want   []uint16
+		wantOK bool
+	}
+	many := make([]int, 17)
+	for i := range many {
+		many[i] = i * 10
+	}
+	cases := []testCase{
+		{"none", nil, []uint16{}, true},
+		{"in order", []int{1, 30, 7}, []uint16{1, 30, 7}, true},
+		{"sixteen", many[:16], []uint16{0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130, 140, 150}, true},
+		{"seventeen", many, []uint16{0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130, 140, 150}, false},
+		{"last offset that fits", []int{1, 65535}, []uint16{1, 65535}, true},
+		{"offset past 64 KiB", []int{1, 65536, 2}, []uint16{1}, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var at TypedAt
+			for _, off := range tc.offs {
+				at.Add(off)
+			}
+			var got []uint16
+			var ok bool
+			r := Deferred([]byte("{}"), at, func(_ []byte, _ []string, at *TypedAt) Metadata {
+				got, ok = at.Offsets()
+				return Metadata{}
+			})
+			r.State()
+			if !slices.Equal(got, tc.want) || ok != tc.wantOK {
+				t.Errorf("Offsets() = %v, %v; want %v, %v", got, ok, tc.want, tc.wantOK)
+			}
+		})
+	}
 }
 
 func TestMetadataCheck(t *testing.T) {

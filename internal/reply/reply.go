@@ -18,6 +18,7 @@ package reply
 
 import (
 	"encoding/json"
+	"math"
 	"sync"
 	"sync/atomic"
 )
@@ -92,7 +93,7 @@ func (r *TurnResult) Meta() Metadata {
 	}
 	d := r.deferred
 	d.once.Do(func() {
-		d.md = d.decode(d.raw, nil)
+		d.md = d.decode(d.raw, nil, &d.at)
 		d.built.Store(true)
 	})
 	return d.md
@@ -127,7 +128,7 @@ func (r *TurnResult) member(name string) Metadata {
 		d.mu.Unlock()
 		return r.Meta()
 	}
-	md := d.decode(d.raw, metadataSpellings[name])
+	md := d.decode(d.raw, metadataSpellings[name], &d.at)
 	d.parts[d.nparts] = metadataPart{name, md}
 	d.nparts++
 	d.mu.Unlock()
@@ -188,20 +189,50 @@ func (r *TurnResult) SetMetadata(md Metadata) *TurnResult {
 
 // Deferred returns an empty TurnResult whose metadata is left undecoded
 // until it is read, which decodes raw with decode: most turns' checks
-// read only the reply's text. decode(raw, nil) builds every member;
-// decode(raw, spellings) builds only the members received under one of
-// spellings (the members of the object named so, with their values as
-// the whole object's would hold them), for a reader of one member (see
-// member). The decoder must already have checked that raw decodes, and
-// that the result passes Check. The result and what its metadata needs
-// are one allocation, not two: a decoder makes one of each per reply.
-func Deferred(raw []byte, decode func(raw []byte, spellings []string) Metadata) *TurnResult {
+// read only the reply's text. decode(raw, nil, at) builds every member;
+// decode(raw, spellings, at) builds only the members received under one
+// of spellings, the spellings of a typed member (the members of the object
+// named so, with their values as the whole object's would hold them), for
+// a reader of one member (see member). at is where the decoder met the
+// typed members as it checked raw (TypedAt). The decoder must already
+// have checked that raw decodes, and that the result passes Check. The
+// result and what its metadata needs are one allocation, not two: a
+// decoder makes one of each per reply.
+func Deferred(raw []byte, at TypedAt, decode func(raw []byte, spellings []string, at *TypedAt) Metadata) *TurnResult {
 	both := &struct {
 		r TurnResult
 		d deferredMetadata
-	}{d: deferredMetadata{raw: raw, decode: decode}}
+	}{d: deferredMetadata{raw: raw, at: at, decode: decode}}
 	both.r.deferred = &both.d
 	return &both.r
+}
+
+// TypedAt records where a decoder met the typed members of a metadata
+// object (those Check looks at, under any spelling: AcceptOf) as it
+// checked it: the offsets of their keys in the object's text, in order.
+// A member read alone is then decoded from its keys without reading the
+// other members again. It holds up to 16 members of an object of up to
+// 64 KiB; past that it knows none.
+type TypedAt struct {
+	at      [16]uint16
+	n       uint8
+	unknown bool
+}
+
+// Add records a typed member whose key starts at offset off.
+func (t *TypedAt) Add(off int) {
+	if t.unknown || int(t.n) == len(t.at) || off > math.MaxUint16 {
+		t.unknown = true
+		return
+	}
+	t.at[t.n] = uint16(off)
+	t.n++
+}
+
+// Offsets returns the offsets recorded, in order; ok is false when they
+// did not fit, and the members must be found by reading the object.
+func (t *TypedAt) Offsets() (offs []uint16, ok bool) {
+	return t.at[:t.n], !t.unknown
 }
 
 // DropMetadata drops the decoded metadata (RawMetadata gives it back), for
@@ -218,7 +249,8 @@ func (r *TurnResult) DropMetadata() {
 type deferredMetadata struct {
 	once   sync.Once
 	raw    []byte
-	decode func(raw []byte, spellings []string) Metadata
+	at     TypedAt
+	decode func(raw []byte, spellings []string, at *TypedAt) Metadata
 	md     Metadata
 	// built is set once md holds every member: member reads it then.
 	built atomic.Bool
