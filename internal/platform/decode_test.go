@@ -534,6 +534,44 @@ func TestFastTurnRawMetadataIsCapped(t *testing.T) {
 	}
 }
 
+// TestRawMetadataSharesBody: the raw metadata of a reply points into the
+// body the transcript keeps, on the fast path and on the general one
+// (an envelope, a repeated member), rather than being a second copy of it
+// kept until the reports.
+func TestRawMetadataSharesBody(t *testing.T) {
+	t.Parallel()
+	c := newTestClient(t, "http://127.0.0.1:1", RetryPolicy{})
+	rq := &call{ep: epChatTurn, path: "/x"}
+	for _, body := range []string{
+		goodTurn,
+		`{"success":true,"data":` + goodTurn + `}`,
+		`{"conversationId":"c0","conversationId":"c1","userInput":"","response":"","metadata":{"currentNode":"n"},"conversationEnded":false,"delayedResponse":false}`,
+	} {
+		b := []byte(body)
+		res, err := c.decodeTurn(rq, 200, b, 1)
+		if err != nil {
+			t.Fatalf("%s: %v", body, err)
+		}
+		raw := res.RawMetadata
+		if !within(b, raw) {
+			t.Errorf("%s: RawMetadata %s is a copy, not the body's", body, raw)
+		}
+		if cap(raw) != len(raw) {
+			t.Errorf("%s: RawMetadata can be appended to over the body (cap %d > len %d)", body, cap(raw), len(raw))
+		}
+	}
+}
+
+// within reports whether part is a slice of whole's memory.
+func within(whole, part []byte) bool {
+	for i := range whole {
+		if len(part) > 0 && &whole[i] == &part[0] {
+			return i+len(part) <= len(whole)
+		}
+	}
+	return false
+}
+
 // FuzzFastTurn checks on arbitrary bodies that fastTurn never accepts what
 // the general path refuses, and agrees with it on what it accepts.
 func FuzzFastTurn(f *testing.F) {
