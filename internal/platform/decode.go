@@ -601,9 +601,12 @@ func fastTurn(body []byte) (res *reply.TurnResult, ok bool) {
 // keep them all (reply.Deferred).
 func decodeMetadata(raw []byte, spellings []string, at *reply.TypedAt) reply.Metadata {
 	p := fastParser{b: raw}
-	if offs, ok := at.Offsets(); ok && spellings != nil {
-		m, _ := p.members(offs, spellings)
-		return reply.Metadata(m)
+	if spellings != nil {
+		var buf [8]uint16
+		if offs, ok := at.OffsetsOf(spellings[0], buf[:0]); ok {
+			m, _ := p.members(offs)
+			return reply.Metadata(m)
+		}
 	}
 	m, _ := p.object(0, spellings)
 	return reply.Metadata(m)
@@ -637,7 +640,7 @@ func (p *fastParser) shallowMetadata(at *reply.TypedAt) bool {
 		p.ws()
 		a, typed := reply.AcceptOf(k)
 		if typed {
-			at.Add(keyAt - start)
+			at.Add(keyAt-start, a)
 		}
 		if typed && !p.accepted(a.Value, a.Items, 1) || !typed && !p.skip(1) {
 			return false
@@ -992,19 +995,16 @@ func (p *fastParser) object(depth int, only []string) (map[string]any, bool) {
 	}
 }
 
-// members builds the members of the object in p.b under the names in
-// only, from the keys at offs alone: the offsets of every member whose
-// name may be one of only, as shallowMetadata recorded them.
-func (p *fastParser) members(offs []uint16, only []string) (map[string]any, bool) {
+// members builds the members of the object in p.b whose keys start at
+// offs, in order: the keys of one member, under any of its spellings, as
+// shallowMetadata recorded them (reply.TypedAt.OffsetsOf).
+func (p *fastParser) members(offs []uint16) (map[string]any, bool) {
 	m := map[string]any{}
 	for _, off := range offs {
 		p.i = int(off)
 		k, ok := p.pairHead()
 		if !ok {
 			return nil, false
-		}
-		if !slices.Contains(only, k) {
-			continue
 		}
 		v, ok := p.value(1)
 		if !ok {

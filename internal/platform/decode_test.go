@@ -379,7 +379,7 @@ func membersAgree(raw []byte) error {
 	}
 	var unknown reply.TypedAt
 	for range 17 {
-		unknown.Add(0)
+		unknown.Add(0, reply.Accept{})
 	}
 	whole := decodeMetadata(raw, nil, &at)
 	if w := decodeMetadata(raw, nil, &unknown); !reflect.DeepEqual(w, whole) {
@@ -433,21 +433,22 @@ func accessorsAgree(body []byte, whole reply.Metadata) error {
 }
 
 // TestTypedMembersRecorded: shallowMetadata records the key of every
-// typed member, under any spelling, escaped or repeated, and of no other;
-// past what TypedAt holds it knows none, and members are found by reading
-// the object (membersAgree holds both ways to the whole).
+// typed member, under any spelling, escaped or repeated, with the member
+// it is, and of no other; past what TypedAt holds it knows none, and
+// members are found by reading the object (membersAgree holds both ways
+// to the whole).
 func TestTypedMembersRecorded(t *testing.T) {
 	t.Parallel()
 	big := `"pad":"` + strings.Repeat("x", 1<<16) + `",`
 	many := strings.Repeat(`"state":{},`, 16)
 	for _, tc := range []struct {
 		raw  string
-		keys []string // the keys at the offsets recorded; nil: none known
+		keys map[string][]string // by member: the keys at the offsets recorded; nil: none known
 	}{
-		{`{}`, []string{}},
-		{`{"other":{"state":1},"state":{"a":"1"},"current_node":"X","nodeTrace":["A"],"currentNode":null,"state":{"b":"2"}}`,
-			[]string{"state", "current_node", "nodeTrace", "currentNode", "state"}},
-		{`{ "inFlow" : "f" , "x" : [ "inStep" ] }`, []string{"inFlow"}},
+		{`{}`, map[string][]string{"state": {}, "currentNode": {}}},
+		{`{"other":{"state":1},"st\u0061te":{"a":"1"},"current_node":"X","nodeTrace":["A"],"currentNode":null,"state":{"b":"2"}}`,
+			map[string][]string{"state": {"state", "state"}, "currentNode": {"current_node", "currentNode"}, "nodeTrace": {"nodeTrace"}, "inFlow": {}}},
+		{`{ "inFlow" : "f" , "x" : [ "inStep" ] }`, map[string][]string{"inFlow": {"inFlow"}, "inStep": {}}},
 		{`{` + big + `"state":{"a":"1"}}`, nil},
 		{`{` + many + `"currentNode":"N"}`, nil},
 	} {
@@ -456,20 +457,20 @@ func TestTypedMembersRecorded(t *testing.T) {
 			t.Errorf("shallowMetadata refused %.80s", tc.raw)
 			continue
 		}
-		offs, ok := at.Offsets()
-		if ok != (tc.keys != nil) {
+		if _, ok := at.OffsetsOf("state", nil); ok != (tc.keys != nil) {
 			t.Errorf("%.80s: offsets known = %v, want %v", tc.raw, ok, tc.keys != nil)
 			continue
 		}
-		if ok {
+		for member, want := range tc.keys {
+			offs, _ := at.OffsetsOf(member, nil)
 			keys := []string{}
 			for _, off := range offs {
 				p := fastParser{b: []byte(tc.raw), i: int(off)}
 				k, _ := p.pairHead()
 				keys = append(keys, k)
 			}
-			if !slices.Equal(keys, tc.keys) {
-				t.Errorf("%.80s: keys recorded %q, want %q", tc.raw, keys, tc.keys)
+			if !slices.Equal(keys, want) {
+				t.Errorf("%.80s: keys recorded for %s %q, want %q", tc.raw, member, keys, want)
 			}
 		}
 		if err := membersAgree([]byte(tc.raw)); err != nil {

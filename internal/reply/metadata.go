@@ -593,9 +593,11 @@ var metadataTyped = func() map[string]mdTyped {
 	out := map[string]mdTyped{}
 	for i, name := range metadataOrder {
 		k := metadataKinds[name]
-		out[name] = mdTyped{name, k, i, acceptKinds[k]}
+		a := acceptKinds[k]
+		a.member = uint8(i)
+		out[name] = mdTyped{name, k, i, a}
 		for _, alias := range metadataAliases[name] {
-			out[alias] = mdTyped{name, k, i, acceptKinds[k]}
+			out[alias] = mdTyped{name, k, i, a}
 		}
 	}
 	return out
@@ -713,6 +715,9 @@ func mdTypeName(v any) string {
 // Check.
 type Accept struct {
 	Value, Items string
+	// member is the member's place in metadataOrder, which TypedAt
+	// records.
+	member uint8
 }
 
 // acceptKinds is Accept for each kind, as mdCheck decides it by type.

@@ -607,45 +607,57 @@ func TestMemberDecodesAlone(t *testing.T) {
 }
 
 // TestTypedAt: the offsets a decoder records reach its decode function
-// as recorded, in order, while they fit; past 16 members, or an offset
-// past 64 KiB, none is known, so that a member is found by reading the
-// object rather than missed.
+// as recorded, in order, each with its member under any spelling, while
+// they fit; past 16 members, or an offset past 64 KiB, none is known,
+// so that a member is found by reading the object rather than missed.
 func TestTypedAt(t *testing.T) {
 	t.Parallel()
+	type key struct {
+		off      int
+		spelling string
+	}
 	type testCase struct {
 		name   string
-		offs   []int
+		keys   []key
+		of     string // the spelling OffsetsOf is asked for
 		want   []uint16
 		wantOK bool
 	}
-	many := make([]int, 17)
-	for i := range many {
-		many[i] = i * 10
+	var many []key
+	for i := range 17 {
+		many = append(many, key{i * 10, []string{"state", "current_node"}[i%2]})
 	}
 	cases := []testCase{
-		{"none", nil, []uint16{}, true},
-		{"in order", []int{1, 30, 7}, []uint16{1, 30, 7}, true},
-		{"sixteen", many[:16], []uint16{0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130, 140, 150}, true},
-		{"seventeen", many, []uint16{0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130, 140, 150}, false},
-		{"last offset that fits", []int{1, 65535}, []uint16{1, 65535}, true},
-		{"offset past 64 KiB", []int{1, 65536, 2}, []uint16{1}, false},
+		{"none", nil, "state", nil, true},
+		{"its own, in order", []key{{1, "state"}, {30, "nodeTrace"}, {7, "state"}}, "state", []uint16{1, 7}, true},
+		{"under every spelling", []key{{1, "currentNode"}, {30, "nodeTrace"}, {7, "current_node"}}, "current_node", []uint16{1, 7}, true},
+		{"another member's", []key{{1, "state"}, {30, "nodeTrace"}}, "currentNode", nil, true},
+		{"sixteen", many[:16], "currentNode", []uint16{10, 30, 50, 70, 90, 110, 130, 150}, true},
+		{"seventeen", many, "state", nil, false},
+		{"last offset that fits", []key{{1, "state"}, {65535, "state"}}, "state", []uint16{1, 65535}, true},
+		{"offset past 64 KiB", []key{{1, "state"}, {65536, "state"}, {2, "state"}}, "state", nil, false},
+		{"a spelling of no typed member", []key{{1, "state"}}, "booking", nil, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			var at TypedAt
-			for _, off := range tc.offs {
-				at.Add(off)
+			for _, k := range tc.keys {
+				a, typed := AcceptOf(k.spelling)
+				if !typed {
+					t.Fatalf("%q is no typed member", k.spelling)
+				}
+				at.Add(k.off, a)
 			}
 			var got []uint16
 			var ok bool
 			r := Deferred([]byte("{}"), at, func(_ []byte, _ []string, at *TypedAt) Metadata {
-				got, ok = at.Offsets()
+				got, ok = at.OffsetsOf(tc.of, nil)
 				return Metadata{}
 			})
 			r.State()
 			if !slices.Equal(got, tc.want) || ok != tc.wantOK {
-				t.Errorf("Offsets() = %v, %v; want %v, %v", got, ok, tc.want, tc.wantOK)
+				t.Errorf("OffsetsOf(%q) = %v, %v; want %v, %v", tc.of, got, ok, tc.want, tc.wantOK)
 			}
 		})
 	}

@@ -117,23 +117,26 @@ func (r *TurnResult) member(name string) Metadata {
 		return d.md
 	}
 	d.mu.Lock()
-	for _, p := range d.parts[:d.nparts] {
+	defer d.mu.Unlock()
+	n := 0
+	for p := d.parts; p != nil; p = p.next {
 		if p.name == name {
-			d.mu.Unlock()
 			return p.md
 		}
+		n++
 	}
-	if d.nparts == len(d.parts) {
+	if n == maxParts {
 		// A reader of many members: build them all, once.
-		d.mu.Unlock()
 		return r.Meta()
 	}
 	md := d.decode(d.raw, metadataSpellings[name], &d.at)
-	d.parts[d.nparts] = metadataPart{name, md}
-	d.nparts++
-	d.mu.Unlock()
+	d.parts = &metadataPart{name: name, md: md, next: d.parts}
 	return md
 }
+
+// maxParts is how many members of a reply are decoded alone (member):
+// two, as the checks of a turn that read the state and the node do.
+const maxParts = 2
 
 // The members of the reply's metadata, each read as the Metadata method of
 // the same name reads it (see member).
@@ -209,30 +212,44 @@ func Deferred(raw []byte, at TypedAt, decode func(raw []byte, spellings []string
 
 // TypedAt records where a decoder met the typed members of a metadata
 // object (those Check looks at, under any spelling: AcceptOf) as it
-// checked it: the offsets of their keys in the object's text, in order.
-// A member read alone is then decoded from its keys without reading the
-// other members again. It holds up to 16 members of an object of up to
-// 64 KiB; past that it knows none.
+// checked it: the offsets of their keys in the object's text, in order,
+// with the member each is. A member read alone is then decoded from its
+// own keys without reading the other members again. It holds up to 16
+// members of an object of up to 64 KiB; past that it knows none.
 type TypedAt struct {
 	at      [16]uint16
+	member  [16]uint8
 	n       uint8
 	unknown bool
 }
 
-// Add records a typed member whose key starts at offset off.
-func (t *TypedAt) Add(off int) {
+// Add records the key of a typed member, which AcceptOf accepts as a,
+// starting at offset off.
+func (t *TypedAt) Add(off int, a Accept) {
 	if t.unknown || int(t.n) == len(t.at) || off > math.MaxUint16 {
 		t.unknown = true
 		return
 	}
-	t.at[t.n] = uint16(off)
+	t.at[t.n], t.member[t.n] = uint16(off), a.member
 	t.n++
 }
 
-// Offsets returns the offsets recorded, in order; ok is false when they
-// did not fit, and the members must be found by reading the object.
-func (t *TypedAt) Offsets() (offs []uint16, ok bool) {
-	return t.at[:t.n], !t.unknown
+// OffsetsOf appends to offs the offsets of the keys of the typed member
+// received as spelling (under any of its spellings), in order, and
+// returns them; ok is false when they are not known (they did not fit,
+// or spelling is of no typed member), and the member must be found by
+// reading the object.
+func (t *TypedAt) OffsetsOf(spelling string, offs []uint16) (_ []uint16, ok bool) {
+	typed, ok := metadataTyped[spelling]
+	if !ok || t.unknown {
+		return offs, false
+	}
+	for i, m := range t.member[:t.n] {
+		if m == typed.accept.member {
+			offs = append(offs, t.at[i])
+		}
+	}
+	return offs, true
 }
 
 // DropMetadata drops the decoded metadata (RawMetadata gives it back), for
@@ -240,29 +257,30 @@ func (t *TypedAt) Offsets() (offs []uint16, ok bool) {
 // result's allocation (Deferred), so its map is let go of as well.
 func (r *TurnResult) DropMetadata() {
 	if d := r.deferred; d != nil {
-		d.md, d.parts = nil, [len(d.parts)]metadataPart{}
+		d.md, d.parts = nil, nil
 	}
 	r.metadata, r.deferred = nil, nil
 }
 
 // deferredMetadata is the metadata of a TurnResult, decoded on first use.
 type deferredMetadata struct {
-	once   sync.Once
+	once sync.Once
+	// built is set once md holds every member: member reads it then.
+	built  atomic.Bool
 	raw    []byte
-	at     TypedAt
 	decode func(raw []byte, spellings []string, at *TypedAt) Metadata
 	md     Metadata
-	// built is set once md holds every member: member reads it then.
-	built atomic.Bool
-	// mu guards parts, the members decoded alone (member): two, as
-	// the checks of a turn that read the state and the node do.
-	mu     sync.Mutex
-	parts  [2]metadataPart
-	nparts int
+	// mu guards parts, the members decoded alone (member), the last
+	// first: a list, not room in every reply for the few whose checks
+	// read a member.
+	mu    sync.Mutex
+	parts *metadataPart
+	at    TypedAt
 }
 
 // metadataPart is the metadata holding one reference member alone.
 type metadataPart struct {
 	name string
 	md   Metadata
+	next *metadataPart
 }
