@@ -557,8 +557,8 @@ var metadataKinds = map[string]mdKind{
 func (m Metadata) Check() error {
 	best, msg := len(metadataOrder), ""
 	for spelling, v := range m {
-		typed, ok := metadataTyped[spelling]
-		if !ok || v == nil || typed.order > best || m.spelling(typed.name) != spelling {
+		typed := typedOf(spelling)
+		if typed == nil || v == nil || typed.order > best || m.spelling(typed.name) != spelling {
 			continue
 		}
 		if path, got, want := mdCheck(typed.kind, v); want != "" {
@@ -733,6 +733,38 @@ var acceptKinds = map[mdKind]Accept{
 // AcceptOf returns what Check accepts by type of the member received as
 // spelling; typed is false for a member Check does not look at.
 func AcceptOf(spelling string) (a Accept, typed bool) {
-	t, typed := metadataTyped[spelling]
-	return t.accept, typed
+	if t := typedOf(spelling); t != nil {
+		return t.accept, true
+	}
+	return Accept{}, false
+}
+
+// typedOf is metadataTyped[spelling] (nil for none), found among the
+// few spellings of its length: AcceptOf runs on every member of every reply as it
+// arrives, and hashing the name cost several times the look-up.
+func typedOf(spelling string) *mdTyped {
+	if len(spelling) < len(typedByLen) {
+		same := typedByLen[len(spelling)]
+		for i := range same {
+			if same[i].spelling == spelling {
+				return &same[i].mdTyped
+			}
+		}
+	}
+	return nil
+}
+
+// typedByLen holds metadataTyped by the length of its spellings, none
+// longer than 31.
+var typedByLen = func() (byLen [32][]spelledTyped) {
+	for spelling, t := range metadataTyped {
+		byLen[len(spelling)] = append(byLen[len(spelling)], spelledTyped{spelling, t})
+	}
+	return byLen
+}()
+
+// spelledTyped is an entry of typedByLen.
+type spelledTyped struct {
+	spelling string
+	mdTyped
 }

@@ -606,6 +606,27 @@ func TestMemberDecodesAlone(t *testing.T) {
 	runtime.KeepAlive(r)
 }
 
+// TestTypedOf: the look-up by length finds every typed spelling as
+// metadataTyped holds it, and nothing else.
+func TestTypedOf(t *testing.T) {
+	t.Parallel()
+	for spelling, want := range metadataTyped {
+		if got := typedOf(spelling); got == nil || *got != want {
+			t.Errorf("typedOf(%q) = %v, want %v", spelling, got, want)
+		}
+		for _, other := range []string{strings.ToUpper(spelling[:1]) + spelling[1:], spelling + "s", spelling[:len(spelling)-1]} {
+			if _, typed := metadataTyped[other]; (typedOf(other) != nil) != typed {
+				t.Errorf("typedOf(%q) = %v", other, typedOf(other))
+			}
+		}
+	}
+	for _, other := range []string{"", "booking", "x", strings.Repeat("state", 7)} {
+		if typedOf(other) != nil {
+			t.Errorf("typedOf(%q) found a typed member", other)
+		}
+	}
+}
+
 // TestTypedAt: the offsets a decoder records reach its decode function
 // as recorded, in order, each with its member under any spelling, while
 // they fit; past 16 members, or an offset past 64 KiB, none is known,

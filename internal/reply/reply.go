@@ -240,8 +240,8 @@ func (t *TypedAt) Add(off int, a Accept) {
 // or spelling is of no typed member), and the member must be found by
 // reading the object.
 func (t *TypedAt) OffsetsOf(spelling string, offs []uint16) (_ []uint16, ok bool) {
-	typed, ok := metadataTyped[spelling]
-	if !ok || t.unknown {
+	typed := typedOf(spelling)
+	if typed == nil || t.unknown {
 		return offs, false
 	}
 	for i, m := range t.member[:t.n] {
