@@ -11,7 +11,7 @@
 // (aliases, shapes, null) is decided here, once (see metadata.go):
 //
 //	res := exch.Result                       // *reply.TurnResult
-//	node := res.Meta().CurrentNode()
+//	node := res.CurrentNode()                // that member alone, decoded
 //	v, ok := res.Meta().Lookup("state.booking.code")
 //	text := reply.Render(v)                  // "AB12", "4", "true", compact JSON
 package reply
