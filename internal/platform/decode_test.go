@@ -305,6 +305,28 @@ var fastTurnBodies = []struct {
 	{``, false},
 }
 
+// TestTurnMember: fastTurn's look-up by length finds each member it
+// reads by its exact name, and no other key: a case-folded name, one a
+// letter longer or shorter, an envelope's member, none, a long one.
+func TestTurnMember(t *testing.T) {
+	t.Parallel()
+	for m, name := range turnMemberNames {
+		if got := turnMember(name); got != m {
+			t.Errorf("turnMember(%q) = %d, want %d", name, got, m)
+		}
+		for _, other := range []string{strings.ToUpper(name[:1]) + name[1:], name + "s", name[:len(name)-1]} {
+			if got := turnMember(other); got != -1 {
+				t.Errorf("turnMember(%q) = %d, want -1", other, got)
+			}
+		}
+	}
+	for _, other := range []string{"", "data", "success", "error_message", strings.Repeat("response", 3)} {
+		if got := turnMember(other); got != -1 {
+			t.Errorf("turnMember(%q) = %d, want -1", other, got)
+		}
+	}
+}
+
 // TestFastTurnMatchesGeneralPath checks fastTurn against the general path:
 // what it accepts must decode to exactly the general path's result, raw
 // metadata included, and what it refuses is decided by the general path.
