@@ -223,7 +223,14 @@ func (s *Session) exec(st *steps.Step) (ok, retry bool) {
 		}
 	}
 	s.stepText = st.Text
+	// The steps are a function of their own, so that this defer, with
+	// few returns, runs inline rather than from a defer record.
 	defer func() { s.stepText = "" }()
+	return s.step(st)
+}
+
+// step runs st, the stepText set (exec).
+func (s *Session) step(st *steps.Step) (ok, retry bool) {
 	switch st.Kind {
 	case steps.Open:
 		return true, false
