@@ -67,7 +67,6 @@ func field(res *reply.TurnResult, from string) (string, error) {
 	if from == "response" {
 		return res.Response, nil
 	}
-	md := res.Meta()
 	absent := func(reason string) error {
 		return &CaptureMiss{From: from, Reason: reason, Expected: "present", Actual: "absent"}
 	}
@@ -79,14 +78,14 @@ func field(res *reply.TurnResult, from string) (string, error) {
 	}
 	switch {
 	case from == "node":
-		return nonEmpty(md.CurrentNode(), "current node")
+		return nonEmpty(res.CurrentNode(), "current node")
 	case from == "flow":
-		return nonEmpty(md.InFlow(), "flow")
+		return nonEmpty(res.InFlow(), "flow")
 	case from == "step":
-		return nonEmpty(md.InStep(), "step")
+		return nonEmpty(res.InStep(), "step")
 	case strings.HasPrefix(from, "state.") && len(from) > len("state."):
 		key := strings.TrimPrefix(from, "state.")
-		state := md.State()
+		state := res.State()
 		v, ok := state[key]
 		if !ok {
 			v, ok = reply.LookupPath(state, key)
@@ -97,7 +96,7 @@ func field(res *reply.TurnResult, from string) (string, error) {
 		return reply.Render(v), nil
 	case strings.HasPrefix(from, "metadata.") && len(from) > len("metadata."):
 		path := strings.TrimPrefix(from, "metadata.")
-		v, ok := md.Lookup(path)
+		v, ok := res.Meta().Lookup(path)
 		if !ok {
 			return "", absent("metadata has no " + path)
 		}

@@ -37,13 +37,13 @@ func Check(exp *Expect, obs Observation, expand Expander) []Failure {
 		c.trace(exp.Trace)
 	}
 	if exp.Node != nil {
-		c.text(exp.Node, label{key: "node", subject: "current node"}, "value", c.md().CurrentNode())
+		c.text(exp.Node, label{key: "node", subject: "current node"}, "value", c.res.CurrentNode())
 	}
 	if exp.Flow != nil {
-		c.text(exp.Flow, label{key: "flow", subject: "flow"}, "value", c.md().InFlow())
+		c.text(exp.Flow, label{key: "flow", subject: "flow"}, "value", c.res.InFlow())
 	}
 	if exp.Step != nil {
-		c.text(exp.Step, label{key: "step", subject: "step"}, "value", c.md().InStep())
+		c.text(exp.Step, label{key: "step", subject: "step"}, "value", c.res.InStep())
 	}
 	for i := range exp.State {
 		c.state(&exp.State[i])
@@ -58,7 +58,7 @@ func Check(exp *Expect, obs Observation, expand Expander) []Failure {
 		c.boolean(exp.Delayed, "delayed", obs.Result.DelayedResponse, "reply was not delayed", "reply was delayed unexpectedly")
 	}
 	if len(exp.Metrics) > 0 {
-		metrics := c.md().Metrics()
+		metrics := c.res.Metrics()
 		for i := range exp.Metrics {
 			c.metric(&exp.Metrics[i], metrics)
 		}
@@ -75,10 +75,10 @@ func Check(exp *Expect, obs Observation, expand Expander) []Failure {
 	if exp.Lang != nil {
 		pos := c.at(exp.Lang.Pos)
 		if exp.Lang.ASR != nil {
-			c.textAt(pos, exp.Lang.ASR, label{key: "lang.asr", subject: "asr language"}, "value", c.md().ASRLang())
+			c.textAt(pos, exp.Lang.ASR, label{key: "lang.asr", subject: "asr language"}, "value", c.res.ASRLang())
 		}
 		if exp.Lang.TTS != nil {
-			c.textAt(pos, exp.Lang.TTS, label{key: "lang.tts", subject: "tts language"}, "value", c.md().TTSLang())
+			c.textAt(pos, exp.Lang.TTS, label{key: "lang.tts", subject: "tts language"}, "value", c.res.TTSLang())
 		}
 	}
 	for i := range exp.Metadata {
@@ -106,6 +106,8 @@ type checker struct {
 }
 
 // md is the reply's metadata, decoded by the first check that reads it.
+// A check of one typed member reads it through the reply's accessor
+// instead (c.res.State()), which decodes that member alone.
 func (c *checker) md() reply.Metadata { return c.res.Meta() }
 
 // at returns p, or the position of the Expect when p is unknown.
@@ -235,7 +237,7 @@ func (c *checker) evalAt(pos diag.Pos, r *Text, l label, noun, actual string) {
 }
 
 func (c *checker) trace(t *Trace) {
-	c.list(c.at(t.Pos), t.Parts, traceList, c.md().NodeTrace(), t.Includes, t.Excludes, t.Sequence, t.Equals)
+	c.list(c.at(t.Pos), t.Parts, traceList, c.res.NodeTrace(), t.Includes, t.Excludes, t.Sequence, t.Equals)
 }
 
 // listSubject names an ordered list a check reads (the node trace, the
@@ -371,7 +373,7 @@ func (c *checker) presence(pos diag.Pos, l label, want *bool, found bool, missin
 func (c *checker) state(s *StateCheck) {
 	pos := c.at(s.Pos)
 	l := label{key: "state", subject: "state", name: s.Key, quote: true}
-	state := c.md().State()
+	state := c.res.State()
 	v, found := state[s.Key]
 	if !found {
 		// A dotted key reaches into nested objects: state.booking.code.
@@ -401,7 +403,7 @@ func nearKey[V any](key string, m map[string]V) string {
 // debug-chat reply, the handoff events of a Messaging turn.
 func (c *checker) handoff(h *Handoff) {
 	pos := c.at(h.Pos)
-	dest := c.md().HandoffDestination()
+	dest := c.res.HandoffDestination()
 	happened := dest != ""
 	if c.msg != nil {
 		happened = c.msg.Handoff != nil
@@ -528,7 +530,7 @@ func (c *checker) functions(f *Functions) {
 	pos := c.at(f.Pos)
 	calledPos, notCalledPos := f.Parts.at("called", pos), f.Parts.at("not_called", pos)
 	failedPos, noErrorsPos := f.Parts.at("failed", pos), f.Parts.at("no_errors", pos)
-	events := c.md().FunctionEvents()
+	events := c.res.FunctionEvents()
 	calledNames := c.names(calledPos, "functions.called", "", f.Called)
 	notCalled := c.names(notCalledPos, "functions.not_called", "", f.NotCalled)
 	failedNames := c.names(failedPos, "functions.failed", "", f.Failed)
@@ -616,7 +618,7 @@ func (c *checker) topics(t *Topics) {
 	if len(t.Retrieved) > 0 {
 		retrievedPos := t.Parts.at("retrieved", pos)
 		retrieved := c.names(retrievedPos, "topics.retrieved", "", t.Retrieved)
-		got := c.md().RetrievedTopics()
+		got := c.res.RetrievedTopics()
 		for _, name := range retrieved {
 			if indexOf(got, name, 0) < 0 {
 				c.fail(Failure{Pos: retrievedPos, Key: "topics.retrieved", Message: fmt.Sprintf("topic %q was not retrieved", name),
@@ -625,7 +627,7 @@ func (c *checker) topics(t *Topics) {
 		}
 	}
 	if t.Cited != nil {
-		c.textAt(pos, t.Cited, label{key: "topics.cited", subject: "cited topic"}, "value", c.md().CitedTopic())
+		c.textAt(pos, t.Cited, label{key: "topics.cited", subject: "cited topic"}, "value", c.res.CitedTopic())
 	}
 }
 

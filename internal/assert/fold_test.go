@@ -1,6 +1,7 @@
 package assert
 
 import (
+	"encoding/binary"
 	"strings"
 	"testing"
 )
@@ -13,7 +14,7 @@ func containsByMap(s, sub string) bool {
 
 var foldTexts = []string{
 	"", "a", "A", "Great, a table for 4. How many people?", "HOW MANY", "how many", "How Many",
-	"@[`{", "[\\]^_`", "reference ABC123", "abc123", "ABC", "Z", "z",
+	"@[`{", "[\\]^_`", "@ABCXYZ[`abcxyz{", "@abcxyz[`ABCXYZ{", "Kelvin \u212a in a longer reply", "reference ABC123", "abc123", "ABC", "Z", "z",
 	"Kelvin \u212a", "k", "long ſ", "s", "ΟΔΟΣ", "οδος", "İstanbul", "istanbul", "\xff", "\xffA",
 	strings.Repeat("ab", foldBuf/2), strings.Repeat("AB", foldBuf/2) + "c", strings.Repeat("a", foldBuf+1),
 }
@@ -37,6 +38,38 @@ func FuzzContainsFold(f *testing.F) {
 			t.Errorf("contains(%q, %q, true) = %v, want %v", s, sub, got, want)
 		}
 	})
+}
+
+// TestLowerLanes holds lowerLanes to lowering byte by byte, for every
+// ASCII byte in every lane beside every ASCII byte in the lanes around
+// it (a carry or borrow would cross into them).
+func TestLowerLanes(t *testing.T) {
+	t.Parallel()
+	lower := func(c byte) byte {
+		if 'A' <= c && c <= 'Z' {
+			return c + 'a' - 'A'
+		}
+		return c
+	}
+	for lane := range 8 {
+		for c := range byte(0x80) {
+			for d := range byte(0x80) {
+				var in, want [8]byte
+				for k := range in {
+					in[k] = d
+				}
+				in[lane] = c
+				for k, b := range in {
+					want[k] = lower(b)
+				}
+				var got [8]byte
+				binary.LittleEndian.PutUint64(got[:], lowerLanes(binary.LittleEndian.Uint64(in[:])))
+				if got != want {
+					t.Fatalf("lowerLanes(%q) = %q, want %q", in, got, want)
+				}
+			}
+		}
+	}
 }
 
 // TestContainsFoldAllocations: an ASCII reply is searched ignoring case

@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -239,6 +240,17 @@ func (c *Client) chat(ctx context.Context, rq *call, kept []byte, conv string) (
 	return ex, nil
 }
 
+// sharedIn returns part as body holds it, when it does: the raw metadata
+// then points into the reply body, which the transcript keeps, instead of
+// being a second copy (fastTurn's always does); the JSON report needs
+// both, and a large run keeps every one of them until the end.
+func sharedIn(body, part []byte) []byte {
+	if i := bytes.Index(body, part); i >= 0 {
+		return body[i : i+len(part) : i+len(part)]
+	}
+	return part
+}
+
 // wireTurn is the debug-chat turn result as sent, plus the members of the
 // error body, because some deployments answer 200 with success: false, and
 // of a {success, data} envelope around the result.
@@ -329,7 +341,7 @@ func (c *Client) decodeWireTurn(rq *call, status int, body []byte, attempts int)
 		if err := json.Unmarshal(w.Metadata, &md); err != nil {
 			return nil, c.responseError(rq, status, body, fmt.Errorf("field \"metadata\": %w", describeDecodeError(err)))
 		}
-		res.RawMetadata = w.Metadata
+		res.RawMetadata = sharedIn(body, w.Metadata)
 	case w.Metadata[0] == 'n' || emptyArray(w.Metadata):
 		// Tolerated like null strings, and like an empty map
 		// written as [] (emptyArray): no members.

@@ -576,8 +576,15 @@ func (c *Client) attempt(ctx context.Context, rq *call, target string, sem chan 
 	case <-ctx.Done():
 		return response{}, c.networkError(rq, ctx.Err(), false, attempt)
 	}
+	// The exchange is a function of its own so that each keeps one
+	// deferred call and few returns: Go runs such defers inline, and
+	// heap-allocated defer records cost every call.
 	defer func() { <-sem }()
+	return c.exchange(ctx, rq, target, limit, attempt)
+}
 
+// exchange is attempt's request and its answer, the semaphore held.
+func (c *Client) exchange(ctx context.Context, rq *call, target string, limit int64, attempt int) (response, error) {
 	var body io.Reader
 	if rq.body != nil {
 		body = bytes.NewReader(rq.body)

@@ -438,6 +438,29 @@ const (
 
 var turnMemberNames = [tmCount]string{"conversationId", "userInput", "response", "metadata", "conversationEnded", "delayedResponse"}
 
+// turnMember returns the member of turnMemberNames named key, or -1,
+// comparing key with the names of its length alone: fastTurn looks up
+// every member of every reply.
+func turnMember(key string) int {
+	if len(key) < len(turnMembersByLen) {
+		for _, m := range turnMembersByLen[len(key)] {
+			if turnMemberNames[m] == key {
+				return m
+			}
+		}
+	}
+	return -1
+}
+
+// turnMembersByLen are the members of turnMemberNames by the length of
+// their names.
+var turnMembersByLen = func() (byLen [18][]int) {
+	for m, name := range turnMemberNames {
+		byLen[len(name)] = append(byLen[len(name)], m)
+	}
+	return byLen
+}()
+
 // wireTurnNames are every member name wireTurn declares: a key that matches
 // one of them only case-insensitively, or that fastTurn does not read
 // (success, data, ...), sends the body to the general path.
@@ -466,6 +489,7 @@ func fastTurn(body []byte) (res *reply.TurnResult, ok bool) {
 		meta                        reply.Metadata
 		rawMeta                     []byte
 		deferred                    bool
+		typedAt                     reply.TypedAt
 		// plain stays true while every member has its own JSON type.
 		plain = true
 	)
@@ -482,13 +506,7 @@ func fastTurn(body []byte) (res *reply.TurnResult, ok bool) {
 				return nil, false
 			}
 			p.ws()
-			m := -1
-			for i, n := range turnMemberNames {
-				if key == n {
-					m = i
-					break
-				}
-			}
+			m := turnMember(key)
 			if m < 0 {
 				for _, n := range wireTurnNames {
 					if strings.EqualFold(key, n) {
@@ -514,7 +532,7 @@ func fastTurn(body []byte) (res *reply.TurnResult, ok bool) {
 				case p.peek('{'):
 					// Checked in one scan, built when first read;
 					// or else built now, for Check to decide.
-					deferred = p.shallowMetadata()
+					deferred = p.shallowMetadata(&typedAt)
 					if !deferred {
 						p.i = start
 						v, ok := p.value(0)
@@ -582,7 +600,7 @@ func fastTurn(body []byte) (res *reply.TurnResult, ok bool) {
 	}
 	switch {
 	case deferred:
-		res = reply.Deferred(rawMeta, decodeMetadata)
+		res = reply.Deferred(rawMeta, typedAt, decodeMetadata)
 	case meta.Check() != nil:
 		return nil, false // the general path's error
 	default:
@@ -595,20 +613,31 @@ func fastTurn(body []byte) (res *reply.TurnResult, ok bool) {
 }
 
 // decodeMetadata builds the metadata object raw, which shallowMetadata
-// accepted.
-func decodeMetadata(raw []byte) reply.Metadata {
+// accepted: every member, or with spellings only those received under
+// one of them, read from the keys shallowMetadata met (at) when it could
+// keep them all (reply.Deferred).
+func decodeMetadata(raw []byte, spellings []string, at *reply.TypedAt) reply.Metadata {
 	p := fastParser{b: raw}
-	v, _ := p.value(0)
-	m, _ := v.(map[string]any)
+	if spellings != nil {
+		var buf [8]uint16
+		if offs, ok := at.OffsetsOf(spellings[0], buf[:0]); ok {
+			m, _ := p.members(offs)
+			return reply.Metadata(m)
+		}
+	}
+	m, _ := p.object(0, spellings)
 	return reply.Metadata(m)
 }
 
 // shallowMetadata reads the metadata object at p.i as value would, without
 // building it, and reports whether Check accepts it by the JSON types of
 // its typed members alone (reply.AcceptOf): most turns' checks read only
-// the reply's text, so the map need not be built for them. On false,
-// value and Check decide (p.i is then anywhere in the object).
-func (p *fastParser) shallowMetadata() bool {
+// the reply's text, so the map need not be built for them. It records
+// where each typed member's key starts in the object in at, for reading
+// one member later without reading the others. On false, value and Check
+// decide (p.i is then anywhere in the object).
+func (p *fastParser) shallowMetadata(at *reply.TypedAt) bool {
+	start := p.i
 	p.i++ // {
 	p.ws()
 	if p.eat('}') {
@@ -616,6 +645,7 @@ func (p *fastParser) shallowMetadata() bool {
 	}
 	for {
 		p.ws()
+		keyAt := p.i
 		k, ok := p.key()
 		if !ok {
 			return false
@@ -626,6 +656,9 @@ func (p *fastParser) shallowMetadata() bool {
 		}
 		p.ws()
 		a, typed := reply.AcceptOf(k)
+		if typed {
+			at.Add(keyAt-start, a)
+		}
 		if typed && !p.accepted(a.Value, a.Items, 1) || !typed && !p.skip(1) {
 			return false
 		}
@@ -799,10 +832,12 @@ func (p *fastParser) stringEnd() (end int, slow bool, ok bool) {
 		if j >= len(b) {
 			break
 		}
+		// The quote first: the word loop stops at it far more often
+		// than at anything else.
 		switch c := b[j]; {
-		case strPlain[c]:
 		case c == '"':
 			return j + 1, slow, true
+		case strPlain[c]:
 		case c == '\\':
 			slow = true
 			j++ // the escaped byte cannot end the string
@@ -896,36 +931,7 @@ func (p *fastParser) value(depth int) (any, bool) {
 	}
 	switch c := p.b[p.i]; c {
 	case '{':
-		p.i++
-		m := map[string]any{}
-		p.ws()
-		if p.eat('}') {
-			return m, true
-		}
-		for {
-			p.ws()
-			k, ok := p.key()
-			if !ok {
-				return nil, false
-			}
-			p.ws()
-			if !p.eat(':') {
-				return nil, false
-			}
-			p.ws()
-			v, ok := p.value(depth + 1)
-			if !ok {
-				return nil, false
-			}
-			m[k] = v // the last of duplicate keys wins, as in encoding/json
-			p.ws()
-			if p.eat('}') {
-				return m, true
-			}
-			if !p.eat(',') {
-				return nil, false
-			}
-		}
+		return p.object(depth, nil)
 	case '[':
 		p.i++
 		p.ws()
@@ -967,6 +973,80 @@ func (p *fastParser) value(depth int) (any, bool) {
 		f, err := strconv.ParseFloat(string(num), 64)
 		return f, err == nil
 	}
+}
+
+// object reads the object at p.i; with only, it builds the members under
+// those names alone and skips the others, so that one member of an object
+// is read by the same reader as the whole.
+func (p *fastParser) object(depth int, only []string) (map[string]any, bool) {
+	if !p.eat('{') || depth > maxFastDepth {
+		return nil, false
+	}
+	m := map[string]any{}
+	p.ws()
+	if p.eat('}') {
+		return m, true
+	}
+	for {
+		p.ws()
+		k, ok := p.pairHead()
+		if !ok {
+			return nil, false
+		}
+		if only != nil && !slices.Contains(only, k) {
+			if !p.skip(depth + 1) {
+				return nil, false
+			}
+		} else {
+			v, ok := p.value(depth + 1)
+			if !ok {
+				return nil, false
+			}
+			m[k] = v // the last of duplicate keys wins, as in encoding/json
+		}
+		p.ws()
+		if p.eat('}') {
+			return m, true
+		}
+		if !p.eat(',') {
+			return nil, false
+		}
+	}
+}
+
+// members builds the members of the object in p.b whose keys start at
+// offs, in order: the keys of one member, under any of its spellings, as
+// shallowMetadata recorded them (reply.TypedAt.OffsetsOf).
+func (p *fastParser) members(offs []uint16) (map[string]any, bool) {
+	m := map[string]any{}
+	for _, off := range offs {
+		p.i = int(off)
+		k, ok := p.pairHead()
+		if !ok {
+			return nil, false
+		}
+		v, ok := p.value(1)
+		if !ok {
+			return nil, false
+		}
+		m[k] = v // in order: the last of duplicate keys wins, as in object
+	}
+	return m, true
+}
+
+// pairHead reads the key of an object member at p.i and the colon after
+// it, up to its value.
+func (p *fastParser) pairHead() (string, bool) {
+	k, ok := p.key()
+	if !ok {
+		return "", false
+	}
+	p.ws()
+	if !p.eat(':') {
+		return "", false
+	}
+	p.ws()
+	return k, true
 }
 
 // skip consumes any JSON value without building it, checking its syntax.

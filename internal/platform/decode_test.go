@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/bits"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -277,6 +279,7 @@ var fastTurnBodies = []struct {
 	// Typed members: of types Check accepts as they are (the metadata
 	// is deferred), or that it must look inside (built at once).
 	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"asrLangCode":"en","currentNode":7,"inFlow":true,"nodeTrace":["A",1,null],"node_trace":"A","state":{"a":[1e5]},"metrics":{"M":"1"},"functionEvents":[{"name":"f"},null],"function_events":{"name":"g"},"llmRequests":[],"cited_topic":null,"other":[[{}]]},"conversationEnded":false,"delayedResponse":false}`, true},
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":{"a":"1"},"currentNode":null,"current_node":"X","state":{"b":"2"},"node_trace":["A"],"dup":[{"x":"y"}]},"conversationEnded":false,"delayedResponse":false}`, true},
 	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"currentNode":{"name":"N"},"state":"{\"a\":1}","nodeTrace":[{"name":"A"},"B",null],"metrics":[{"name":"m","value":"1"}]},"conversationEnded":false,"delayedResponse":false}`, true},
 	// Left to the general path.
 	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":[1],"currentNode":{},"nodeTrace":[[]]},"conversationEnded":false,"delayedResponse":false}`, false}, // Check refuses it
@@ -300,6 +303,28 @@ var fastTurnBodies = []struct {
 	{goodTurn[:60], false},
 	{`[1,2]`, false},
 	{``, false},
+}
+
+// TestTurnMember: fastTurn's look-up by length finds each member it
+// reads by its exact name, and no other key: a case-folded name, one a
+// letter longer or shorter, an envelope's member, none, a long one.
+func TestTurnMember(t *testing.T) {
+	t.Parallel()
+	for m, name := range turnMemberNames {
+		if got := turnMember(name); got != m {
+			t.Errorf("turnMember(%q) = %d, want %d", name, got, m)
+		}
+		for _, other := range []string{strings.ToUpper(name[:1]) + name[1:], name + "s", name[:len(name)-1]} {
+			if got := turnMember(other); got != -1 {
+				t.Errorf("turnMember(%q) = %d, want -1", other, got)
+			}
+		}
+	}
+	for _, other := range []string{"", "data", "success", "error_message", strings.Repeat("response", 3)} {
+		if got := turnMember(other); got != -1 {
+			t.Errorf("turnMember(%q) = %d, want -1", other, got)
+		}
+	}
 }
 
 // TestFastTurnMatchesGeneralPath checks fastTurn against the general path:
@@ -333,6 +358,12 @@ func TestFastTurnMatchesGeneralPath(t *testing.T) {
 // when fastTurn calls the body plain, against reply.ParseTurn, which
 // reads a released turn's body again (result.Turn.Release).
 func agreesWith(fast, general *reply.TurnResult, body []byte) error {
+	if err := membersAgree(fast.RawMetadata); err != nil {
+		return fmt.Errorf("%q: %v", body, err)
+	}
+	if err := accessorsAgree(body, general.Meta()); err != nil {
+		return err
+	}
 	plain := fast.Plain
 	f := undeferred(fast)
 	f.Plain = false
@@ -348,6 +379,126 @@ func agreesWith(fast, general *reply.TurnResult, body []byte) error {
 		return fmt.Errorf("plain %q, but ParseTurn gives %#v (ok %v), not %#v", body, p, ok, fast)
 	}
 	return nil
+}
+
+// memberSpellings are the spellings a reader of one typed member decodes
+// alone (reply.Deferred): members with aliases and without.
+var memberSpellings = [][]string{
+	{"state"}, {"currentNode", "current_node"}, {"nodeTrace", "node_trace"},
+	{"functionEvents", "function_events"}, {"citedTopic", "cited_topic"},
+}
+
+// membersAgree checks decodeMetadata's contract with reply.Deferred on
+// the metadata raw, when fastTurn deferred it: the members decoded alone
+// are those of the whole object under the spellings asked for, with the
+// same values (the last of duplicate keys, as the whole holds them),
+// whether read from the keys shallowMetadata recorded or, when it could
+// not keep them all, from the object; there, untyped names too.
+func membersAgree(raw []byte) error {
+	var at reply.TypedAt
+	if p := (fastParser{b: raw}); len(raw) == 0 || !p.shallowMetadata(&at) {
+		return nil
+	}
+	var unknown reply.TypedAt
+	for range 17 {
+		unknown.Add(0, reply.Accept{})
+	}
+	whole := decodeMetadata(raw, nil, &at)
+	if w := decodeMetadata(raw, nil, &unknown); !reflect.DeepEqual(w, whole) {
+		return fmt.Errorf("the whole, read with and without offsets: %#v, %#v", whole, w)
+	}
+	check := func(sp []string, at *reply.TypedAt, how string) error {
+		want := maps.Clone(whole)
+		maps.DeleteFunc(want, func(k string, _ any) bool { return !slices.Contains(sp, k) })
+		if got := decodeMetadata(raw, sp, at); !reflect.DeepEqual(got, want) {
+			return fmt.Errorf("members %q decoded alone %s: %#v, want %#v", sp, how, got, want)
+		}
+		return nil
+	}
+	for _, sp := range memberSpellings {
+		if err := check(sp, &at, "from their keys"); err != nil {
+			return err
+		}
+		if err := check(sp, &unknown, "from the object"); err != nil {
+			return err
+		}
+	}
+	for _, sp := range [][]string{{"dup"}, {"absent"}} {
+		if err := check(sp, &unknown, "from the object"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// accessorsAgree reads members of fastTurn's result for body through
+// their accessors, each on a result of its own (so each is decoded
+// alone, from the keys fastTurn recorded), against the whole metadata.
+func accessorsAgree(body []byte, whole reply.Metadata) error {
+	for _, rd := range []struct {
+		name  string
+		alone func(*reply.TurnResult) any
+		whole func(reply.Metadata) any
+	}{
+		{"State", func(r *reply.TurnResult) any { return r.State() }, func(m reply.Metadata) any { return m.State() }},
+		{"CurrentNode", func(r *reply.TurnResult) any { return r.CurrentNode() }, func(m reply.Metadata) any { return m.CurrentNode() }},
+		{"NodeTrace", func(r *reply.TurnResult) any { return r.NodeTrace() }, func(m reply.Metadata) any { return m.NodeTrace() }},
+		{"FunctionEvents", func(r *reply.TurnResult) any { return r.FunctionEvents() }, func(m reply.Metadata) any { return m.FunctionEvents() }},
+		{"CitedTopic", func(r *reply.TurnResult) any { return r.CitedTopic() }, func(m reply.Metadata) any { return m.CitedTopic() }},
+	} {
+		r, _ := fastTurn(body)
+		if got, want := rd.alone(r), rd.whole(whole); !reflect.DeepEqual(got, want) {
+			return fmt.Errorf("%q: %s() = %#v, Meta().%s() = %#v", body, rd.name, got, rd.name, want)
+		}
+	}
+	return nil
+}
+
+// TestTypedMembersRecorded: shallowMetadata records the key of every
+// typed member, under any spelling, escaped or repeated, with the member
+// it is, and of no other; past what TypedAt holds it knows none, and
+// members are found by reading the object (membersAgree holds both ways
+// to the whole).
+func TestTypedMembersRecorded(t *testing.T) {
+	t.Parallel()
+	big := `"pad":"` + strings.Repeat("x", 1<<16) + `",`
+	many := strings.Repeat(`"state":{},`, 16)
+	for _, tc := range []struct {
+		raw  string
+		keys map[string][]string // by member: the keys at the offsets recorded; nil: none known
+	}{
+		{`{}`, map[string][]string{"state": {}, "currentNode": {}}},
+		{`{"other":{"state":1},"st\u0061te":{"a":"1"},"current_node":"X","nodeTrace":["A"],"currentNode":null,"state":{"b":"2"}}`,
+			map[string][]string{"state": {"state", "state"}, "currentNode": {"current_node", "currentNode"}, "nodeTrace": {"nodeTrace"}, "inFlow": {}}},
+		{`{ "inFlow" : "f" , "x" : [ "inStep" ] }`, map[string][]string{"inFlow": {"inFlow"}, "inStep": {}}},
+		{`{` + big + `"state":{"a":"1"}}`, nil},
+		{`{` + many + `"currentNode":"N"}`, nil},
+	} {
+		var at reply.TypedAt
+		if p := (fastParser{b: []byte(tc.raw)}); !p.shallowMetadata(&at) {
+			t.Errorf("shallowMetadata refused %.80s", tc.raw)
+			continue
+		}
+		if _, ok := at.OffsetsOf("state", nil); ok != (tc.keys != nil) {
+			t.Errorf("%.80s: offsets known = %v, want %v", tc.raw, ok, tc.keys != nil)
+			continue
+		}
+		for member, want := range tc.keys {
+			offs, _ := at.OffsetsOf(member, nil)
+			keys := []string{}
+			for _, off := range offs {
+				p := fastParser{b: []byte(tc.raw), i: int(off)}
+				k, _ := p.pairHead()
+				keys = append(keys, k)
+			}
+			if !slices.Equal(keys, want) {
+				t.Errorf("%.80s: keys recorded for %s %q, want %q", tc.raw, member, keys, want)
+			}
+		}
+		if err := membersAgree([]byte(tc.raw)); err != nil {
+			t.Error(err)
+		}
+	}
 }
 
 // TestDeferredMetadata checks that the metadata of the reference shape,
@@ -404,6 +555,44 @@ func TestFastTurnRawMetadataIsCapped(t *testing.T) {
 	if string(body) != goodTurn {
 		t.Fatal("append to RawMetadata changed the body")
 	}
+}
+
+// TestRawMetadataSharesBody: the raw metadata of a reply points into the
+// body the transcript keeps, on the fast path and on the general one
+// (an envelope, a repeated member), rather than being a second copy of it
+// kept until the reports.
+func TestRawMetadataSharesBody(t *testing.T) {
+	t.Parallel()
+	c := newTestClient(t, "http://127.0.0.1:1", RetryPolicy{})
+	rq := &call{ep: epChatTurn, path: "/x"}
+	for _, body := range []string{
+		goodTurn,
+		`{"success":true,"data":` + goodTurn + `}`,
+		`{"conversationId":"c0","conversationId":"c1","userInput":"","response":"","metadata":{"currentNode":"n"},"conversationEnded":false,"delayedResponse":false}`,
+	} {
+		b := []byte(body)
+		res, err := c.decodeTurn(rq, 200, b, 1)
+		if err != nil {
+			t.Fatalf("%s: %v", body, err)
+		}
+		raw := res.RawMetadata
+		if !within(b, raw) {
+			t.Errorf("%s: RawMetadata %s is a copy, not the body's", body, raw)
+		}
+		if cap(raw) != len(raw) {
+			t.Errorf("%s: RawMetadata can be appended to over the body (cap %d > len %d)", body, cap(raw), len(raw))
+		}
+	}
+}
+
+// within reports whether part is a slice of whole's memory.
+func within(whole, part []byte) bool {
+	for i := range whole {
+		if len(part) > 0 && &whole[i] == &part[0] {
+			return i+len(part) <= len(whole)
+		}
+	}
+	return false
 }
 
 // FuzzFastTurn checks on arbitrary bodies that fastTurn never accepts what

@@ -49,6 +49,18 @@ var metadataAliases = map[string][]string{
 	"llmRequests":           {"llm_requests"},
 }
 
+// metadataSpellings are the spellings of each typed member, by reference
+// name: its name, then its aliases. A member decoded alone (TurnResult's
+// accessors) is decoded under all of them, so that member reads it as it
+// reads the whole metadata.
+var metadataSpellings = func() map[string][]string {
+	out := make(map[string][]string, len(metadataOrder))
+	for _, name := range metadataOrder {
+		out[name] = append([]string{name}, metadataAliases[name]...)
+	}
+	return out
+}()
+
 // mdNameKeys are the members read, in order, when an object stands where a
 // name is expected (a node in nodeTrace, a topic in retrievedTopics).
 var mdNameKeys = []string{"name", "title", "node", "topic", "id"}
@@ -545,8 +557,8 @@ var metadataKinds = map[string]mdKind{
 func (m Metadata) Check() error {
 	best, msg := len(metadataOrder), ""
 	for spelling, v := range m {
-		typed, ok := metadataTyped[spelling]
-		if !ok || v == nil || typed.order > best || m.spelling(typed.name) != spelling {
+		typed := typedOf(spelling)
+		if typed == nil || v == nil || typed.order > best || m.spelling(typed.name) != spelling {
 			continue
 		}
 		if path, got, want := mdCheck(typed.kind, v); want != "" {
@@ -581,9 +593,11 @@ var metadataTyped = func() map[string]mdTyped {
 	out := map[string]mdTyped{}
 	for i, name := range metadataOrder {
 		k := metadataKinds[name]
-		out[name] = mdTyped{name, k, i, acceptKinds[k]}
+		a := acceptKinds[k]
+		a.member = uint8(i)
+		out[name] = mdTyped{name, k, i, a}
 		for _, alias := range metadataAliases[name] {
-			out[alias] = mdTyped{name, k, i, acceptKinds[k]}
+			out[alias] = mdTyped{name, k, i, a}
 		}
 	}
 	return out
@@ -701,6 +715,9 @@ func mdTypeName(v any) string {
 // Check.
 type Accept struct {
 	Value, Items string
+	// member is the member's place in metadataOrder, which TypedAt
+	// records.
+	member uint8
 }
 
 // acceptKinds is Accept for each kind, as mdCheck decides it by type.
@@ -716,6 +733,38 @@ var acceptKinds = map[mdKind]Accept{
 // AcceptOf returns what Check accepts by type of the member received as
 // spelling; typed is false for a member Check does not look at.
 func AcceptOf(spelling string) (a Accept, typed bool) {
-	t, typed := metadataTyped[spelling]
-	return t.accept, typed
+	if t := typedOf(spelling); t != nil {
+		return t.accept, true
+	}
+	return Accept{}, false
+}
+
+// typedOf is metadataTyped[spelling] (nil for none), found among the
+// few spellings of its length: AcceptOf runs on every member of every reply as it
+// arrives, and hashing the name cost several times the look-up.
+func typedOf(spelling string) *mdTyped {
+	if len(spelling) < len(typedByLen) {
+		same := typedByLen[len(spelling)]
+		for i := range same {
+			if same[i].spelling == spelling {
+				return &same[i].mdTyped
+			}
+		}
+	}
+	return nil
+}
+
+// typedByLen holds metadataTyped by the length of its spellings, none
+// longer than 31.
+var typedByLen = func() (byLen [32][]spelledTyped) {
+	for spelling, t := range metadataTyped {
+		byLen[len(spelling)] = append(byLen[len(spelling)], spelledTyped{spelling, t})
+	}
+	return byLen
+}()
+
+// spelledTyped is an entry of typedByLen.
+type spelledTyped struct {
+	spelling string
+	mdTyped
 }

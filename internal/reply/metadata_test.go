@@ -5,6 +5,7 @@ import (
 	"maps"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -408,11 +409,11 @@ func TestValidPath(t *testing.T) {
 func TestDeferMetadata(t *testing.T) {
 	t.Parallel()
 	var decodes atomic.Int32
-	decode := func(raw []byte) Metadata {
+	decode := func(raw []byte, _ []string, _ *TypedAt) Metadata {
 		decodes.Add(1)
 		return Metadata{"currentNode": string(raw)}
 	}
-	r := Deferred([]byte("greet"), decode)
+	r := Deferred([]byte("greet"), TypedAt{}, decode)
 	if n := decodes.Load(); n != 0 {
 		t.Fatalf("decoded %d times before it was read", n)
 	}
@@ -432,7 +433,7 @@ func TestDeferMetadata(t *testing.T) {
 	if r.SetMetadata(Metadata{"currentNode": "set"}).Meta().CurrentNode() != "set" {
 		t.Error("SetMetadata did not replace the deferred metadata")
 	}
-	r = Deferred([]byte("again"), decode)
+	r = Deferred([]byte("again"), TypedAt{}, decode)
 	r.Meta()
 	r.DropMetadata()
 	if md := r.Meta(); md != nil || decodes.Load() != 2 {
@@ -446,7 +447,7 @@ func TestDeferMetadata(t *testing.T) {
 // every transcript.
 func TestDropMetadataLetsGo(t *testing.T) {
 	var decoded weak.Pointer[string]
-	r := Deferred([]byte("{}"), func([]byte) Metadata {
+	r := Deferred([]byte("{}"), TypedAt{}, func([]byte, []string, *TypedAt) Metadata {
 		v := new(string)
 		*v = strings.Repeat("x", 64)
 		decoded = weak.Make(v)
@@ -459,6 +460,228 @@ func TestDropMetadataLetsGo(t *testing.T) {
 		t.Error("the decoded metadata is still reachable after DropMetadata")
 	}
 	runtime.KeepAlive(r)
+}
+
+// memberReaders are TurnResult's accessors of one member, each beside the
+// Metadata method it must read as.
+var memberReaders = []struct {
+	name   string
+	member func(*TurnResult) any
+	whole  func(Metadata) any
+}{
+	{"NodeTrace", func(r *TurnResult) any { return r.NodeTrace() }, func(m Metadata) any { return m.NodeTrace() }},
+	{"CurrentNode", func(r *TurnResult) any { return r.CurrentNode() }, func(m Metadata) any { return m.CurrentNode() }},
+	{"InFlow", func(r *TurnResult) any { return r.InFlow() }, func(m Metadata) any { return m.InFlow() }},
+	{"InStep", func(r *TurnResult) any { return r.InStep() }, func(m Metadata) any { return m.InStep() }},
+	{"HandoffDestination", func(r *TurnResult) any { return r.HandoffDestination() }, func(m Metadata) any { return m.HandoffDestination() }},
+	{"CitedTopic", func(r *TurnResult) any { return r.CitedTopic() }, func(m Metadata) any { return m.CitedTopic() }},
+	{"ASRLang", func(r *TurnResult) any { return r.ASRLang() }, func(m Metadata) any { return m.ASRLang() }},
+	{"TTSLang", func(r *TurnResult) any { return r.TTSLang() }, func(m Metadata) any { return m.TTSLang() }},
+	{"RetrievedTopics", func(r *TurnResult) any { return r.RetrievedTopics() }, func(m Metadata) any { return m.RetrievedTopics() }},
+	{"State", func(r *TurnResult) any { return r.State() }, func(m Metadata) any { return m.State() }},
+	{"Metrics", func(r *TurnResult) any { return r.Metrics() }, func(m Metadata) any { return m.Metrics() }},
+	{"FunctionEvents", func(r *TurnResult) any { return r.FunctionEvents() }, func(m Metadata) any { return m.FunctionEvents() }},
+}
+
+// jsonMembers decodes metadata as a client's Deferred decoder must:
+// every member, or only those under spellings.
+func jsonMembers(t *testing.T) func([]byte, []string, *TypedAt) Metadata {
+	return func(raw []byte, spellings []string, _ *TypedAt) Metadata {
+		var m Metadata
+		if err := json.Unmarshal(raw, &m); err != nil {
+			t.Errorf("bad test JSON %s: %v", raw, err)
+		}
+		if spellings != nil {
+			maps.DeleteFunc(m, func(k string, _ any) bool { return !slices.Contains(spellings, k) })
+		}
+		return m
+	}
+}
+
+// TestMembersReadAsMeta: each accessor of one member, which decodes that
+// member alone, reads what the Metadata method of the same name reads of
+// the whole metadata, aliases, nulls and tolerated forms included: every
+// member holds a value of its own, so an accessor paired with another
+// member's spellings or reader fails.
+func TestMembersReadAsMeta(t *testing.T) {
+	t.Parallel()
+	for _, js := range []string{
+		`{"asrLangCode":"en-GB","tts_lang_code":"fr-FR","state":{"party_size":"4","a":{"b":1}},"currentNode":null,"current_node":"Confirm",` +
+			`"nodeTrace":["A",{"name":"B"},3],"metrics":{"BOOKED":"true"},"in_flow":"booking","inStep":7,"handoff_destination":{"title":"desk"},` +
+			`"retrievedTopics":"menu","citedTopic":"hours","functionEvents":{"name":"f","status":"error"},"other":[1]}`,
+		`{"ttsLangCode":"de","tts_lang_code":"fr","state":"{\"x\":1}","node_trace":"N","metrics":[{"name":"m","value":2}],` +
+			`"function_events":[{"function":"g"}],"retrieved_topics":[{"topic":"t"}],"cited_topic":"c","inFlow":true,"in_step":"s"}`,
+		`{}`,
+	} {
+		whole := decodeMetadata(t, js)
+		for _, rd := range memberReaders {
+			r := Deferred([]byte(js), TypedAt{}, jsonMembers(t))
+			got, want := rd.member(r), rd.whole(whole)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s of %s = %#v, Meta().%s = %#v", rd.name, js, got, rd.name, want)
+			}
+			if got, want := rd.member((&TurnResult{}).SetMetadata(whole)), rd.whole(whole); !reflect.DeepEqual(got, want) {
+				t.Errorf("%s of set metadata %s = %#v, want %#v", rd.name, js, got, want)
+			}
+		}
+	}
+}
+
+// TestMemberDecodesAlone: a member read through its accessor is decoded
+// alone, once, and kept for the next reader; a third member has the whole
+// metadata built, once, which every reader then shares; readers at once
+// read the same (run with -race); DropMetadata lets the parts go.
+func TestMemberDecodesAlone(t *testing.T) {
+	t.Parallel()
+	const js = `{"state":{"time":"19:00"},"currentNode":"Confirm","current_node":"X","nodeTrace":["A"],"inFlow":"f"}`
+	var mu sync.Mutex
+	var calls [][]string
+	decode := func(raw []byte, spellings []string, at *TypedAt) Metadata {
+		mu.Lock()
+		calls = append(calls, spellings)
+		mu.Unlock()
+		return jsonMembers(t)(raw, spellings, at)
+	}
+	r := Deferred([]byte(js), TypedAt{}, decode)
+	const readers = 8
+	var wg sync.WaitGroup
+	for range readers {
+		wg.Go(func() {
+			if got := r.State()["time"]; got != "19:00" {
+				t.Errorf("State()[time] = %v", got)
+			}
+			if got := r.CurrentNode(); got != "Confirm" {
+				t.Errorf("CurrentNode() = %q", got)
+			}
+		})
+	}
+	wg.Wait()
+	want := [][]string{{"state"}, {"currentNode", "current_node"}}
+	if !reflect.DeepEqual(calls, want) {
+		t.Fatalf("decoded %q for %d readers of two members, want %q", calls, readers, want)
+	}
+	for range readers {
+		wg.Go(func() {
+			if got := r.NodeTrace(); !reflect.DeepEqual(got, []string{"A"}) {
+				t.Errorf("NodeTrace() = %q", got)
+			}
+			if got := r.Meta().InFlow(); got != "f" {
+				t.Errorf("Meta().InFlow() = %q", got)
+			}
+			if got := r.State()["time"]; got != "19:00" {
+				t.Errorf("State()[time] after the whole was built = %v", got)
+			}
+		})
+	}
+	wg.Wait()
+	if want = append(want, nil); !reflect.DeepEqual(calls, want) {
+		t.Fatalf("decoded %q, want %q: a third member builds the whole, once", calls, want)
+	}
+	if got := r.InFlow(); got != "f" || len(calls) != len(want) {
+		t.Errorf("InFlow() = %q after the whole was built, decoding again: %q", got, calls)
+	}
+	calls = nil
+	r = Deferred([]byte(js), TypedAt{}, decode)
+	r.Meta()
+	if got := r.State()["time"]; got != "19:00" || len(calls) != 1 {
+		t.Errorf("State()[time] = %v after Meta, decoding %q: want the whole, decoded once", got, calls)
+	}
+
+	var part weak.Pointer[string]
+	r = Deferred([]byte(js), TypedAt{}, func(raw []byte, spellings []string, _ *TypedAt) Metadata {
+		v := new(string)
+		*v = strings.Repeat("x", 64)
+		part = weak.Make(v)
+		return Metadata{"state": map[string]any{"big": v}}
+	})
+	r.State()
+	r.DropMetadata()
+	runtime.GC()
+	if part.Value() != nil {
+		t.Error("a member decoded alone is still reachable after DropMetadata")
+	}
+	if r.State() != nil {
+		t.Error("State() after DropMetadata is not absent, as Meta() is")
+	}
+	runtime.KeepAlive(r)
+}
+
+// TestTypedOf: the look-up by length finds every typed spelling as
+// metadataTyped holds it, and nothing else.
+func TestTypedOf(t *testing.T) {
+	t.Parallel()
+	for spelling, want := range metadataTyped {
+		if got := typedOf(spelling); got == nil || *got != want {
+			t.Errorf("typedOf(%q) = %v, want %v", spelling, got, want)
+		}
+		for _, other := range []string{strings.ToUpper(spelling[:1]) + spelling[1:], spelling + "s", spelling[:len(spelling)-1]} {
+			if _, typed := metadataTyped[other]; (typedOf(other) != nil) != typed {
+				t.Errorf("typedOf(%q) = %v", other, typedOf(other))
+			}
+		}
+	}
+	for _, other := range []string{"", "booking", "x", strings.Repeat("state", 7)} {
+		if typedOf(other) != nil {
+			t.Errorf("typedOf(%q) found a typed member", other)
+		}
+	}
+}
+
+// TestTypedAt: the offsets a decoder records reach its decode function
+// as recorded, in order, each with its member under any spelling, while
+// they fit; past 16 members, or an offset past 64 KiB, none is known,
+// so that a member is found by reading the object rather than missed.
+func TestTypedAt(t *testing.T) {
+	t.Parallel()
+	type key struct {
+		off      int
+		spelling string
+	}
+	type testCase struct {
+		name   string
+		keys   []key
+		of     string // the spelling OffsetsOf is asked for
+		want   []uint16
+		wantOK bool
+	}
+	var many []key
+	for i := range 17 {
+		many = append(many, key{i * 10, []string{"state", "current_node"}[i%2]})
+	}
+	cases := []testCase{
+		{"none", nil, "state", nil, true},
+		{"its own, in order", []key{{1, "state"}, {30, "nodeTrace"}, {7, "state"}}, "state", []uint16{1, 7}, true},
+		{"under every spelling", []key{{1, "currentNode"}, {30, "nodeTrace"}, {7, "current_node"}}, "current_node", []uint16{1, 7}, true},
+		{"another member's", []key{{1, "state"}, {30, "nodeTrace"}}, "currentNode", nil, true},
+		{"sixteen", many[:16], "currentNode", []uint16{10, 30, 50, 70, 90, 110, 130, 150}, true},
+		{"seventeen", many, "state", nil, false},
+		{"last offset that fits", []key{{1, "state"}, {65535, "state"}}, "state", []uint16{1, 65535}, true},
+		{"offset past 64 KiB", []key{{1, "state"}, {65536, "state"}, {2, "state"}}, "state", nil, false},
+		{"a spelling of no typed member", []key{{1, "state"}}, "booking", nil, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var at TypedAt
+			for _, k := range tc.keys {
+				a, typed := AcceptOf(k.spelling)
+				if !typed {
+					t.Fatalf("%q is no typed member", k.spelling)
+				}
+				at.Add(k.off, a)
+			}
+			var got []uint16
+			var ok bool
+			r := Deferred([]byte("{}"), at, func(_ []byte, _ []string, at *TypedAt) Metadata {
+				got, ok = at.OffsetsOf(tc.of, nil)
+				return Metadata{}
+			})
+			r.State()
+			if !slices.Equal(got, tc.want) || ok != tc.wantOK {
+				t.Errorf("OffsetsOf(%q) = %v, %v; want %v, %v", tc.of, got, ok, tc.want, tc.wantOK)
+			}
+		})
+	}
 }
 
 func TestMetadataCheck(t *testing.T) {

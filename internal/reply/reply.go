@@ -11,14 +11,16 @@
 // (aliases, shapes, null) is decided here, once (see metadata.go):
 //
 //	res := exch.Result                       // *reply.TurnResult
-//	node := res.Meta().CurrentNode()
+//	node := res.CurrentNode()                // that member alone, decoded
 //	v, ok := res.Meta().Lookup("state.booking.code")
 //	text := reply.Render(v)                  // "AB12", "4", "true", compact JSON
 package reply
 
 import (
 	"encoding/json"
+	"math"
 	"sync"
+	"sync/atomic"
 )
 
 // TurnResult is the reference's "Debug chat turn result": what both debug-chat
@@ -90,8 +92,95 @@ func (r *TurnResult) Meta() Metadata {
 		return r.metadata
 	}
 	d := r.deferred
-	d.once.Do(func() { d.md = d.decode(d.raw) })
+	d.once.Do(func() {
+		d.md = d.decode(d.raw, nil, &d.at)
+		d.built.Store(true)
+	})
 	return d.md
+}
+
+// member returns metadata that reads as Meta does for the reference
+// member name: all of it, or, while the decoder deferred it (Deferred),
+// only that member under each of its spellings, decoded alone. A check
+// reads one or two members of a reply (the node trace, the state), so
+// building every other member for it is work and memory to collect for
+// nothing. The accessors of TurnResult below pair each member with its
+// reader, so only the reader of name ever sees the part. The parts are
+// kept for the next reader; a reader of a third member has every member
+// built (Meta). It is safe for concurrent use.
+func (r *TurnResult) member(name string) Metadata {
+	d := r.deferred
+	if d == nil {
+		return r.metadata
+	}
+	if d.built.Load() {
+		return d.md
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	n := 0
+	for p := d.parts; p != nil; p = p.next {
+		if p.name == name {
+			return p.md
+		}
+		n++
+	}
+	if n == maxParts {
+		// A reader of many members: build them all, once.
+		return r.Meta()
+	}
+	md := d.decode(d.raw, metadataSpellings[name], &d.at)
+	d.parts = &metadataPart{name: name, md: md, next: d.parts}
+	return md
+}
+
+// maxParts is how many members of a reply are decoded alone (member):
+// two, as the checks of a turn that read the state and the node do.
+const maxParts = 2
+
+// The members of the reply's metadata, each read as the Metadata method of
+// the same name reads it (see member).
+
+// NodeTrace is Meta().NodeTrace().
+func (r *TurnResult) NodeTrace() []string { return r.member("nodeTrace").NodeTrace() }
+
+// CurrentNode is Meta().CurrentNode().
+func (r *TurnResult) CurrentNode() string { return r.member("currentNode").CurrentNode() }
+
+// InFlow is Meta().InFlow().
+func (r *TurnResult) InFlow() string { return r.member("inFlow").InFlow() }
+
+// InStep is Meta().InStep().
+func (r *TurnResult) InStep() string { return r.member("inStep").InStep() }
+
+// HandoffDestination is Meta().HandoffDestination().
+func (r *TurnResult) HandoffDestination() string {
+	return r.member("handoffDestination").HandoffDestination()
+}
+
+// CitedTopic is Meta().CitedTopic().
+func (r *TurnResult) CitedTopic() string { return r.member("citedTopic").CitedTopic() }
+
+// ASRLang is Meta().ASRLang().
+func (r *TurnResult) ASRLang() string { return r.member("asrLangCode").ASRLang() }
+
+// TTSLang is Meta().TTSLang().
+func (r *TurnResult) TTSLang() string { return r.member("ttsLangCode").TTSLang() }
+
+// RetrievedTopics is Meta().RetrievedTopics().
+func (r *TurnResult) RetrievedTopics() []string {
+	return r.member("retrievedTopics").RetrievedTopics()
+}
+
+// State is Meta().State(): do not modify the map.
+func (r *TurnResult) State() map[string]any { return r.member("state").State() }
+
+// Metrics is Meta().Metrics().
+func (r *TurnResult) Metrics() map[string][]string { return r.member("metrics").Metrics() }
+
+// FunctionEvents is Meta().FunctionEvents().
+func (r *TurnResult) FunctionEvents() []FunctionEvent {
+	return r.member("functionEvents").FunctionEvents()
 }
 
 // SetMetadata sets the metadata, decoded, and returns r, so that a
@@ -102,18 +191,65 @@ func (r *TurnResult) SetMetadata(md Metadata) *TurnResult {
 }
 
 // Deferred returns an empty TurnResult whose metadata is left undecoded
-// until Meta is called, which decodes raw with decode: most turns' checks
-// read only the reply's text. The decoder must already have checked that
-// raw decodes, and that the result passes Check. The result and what its
-// metadata needs are one allocation, not two: a decoder makes one of each
-// per reply.
-func Deferred(raw []byte, decode func([]byte) Metadata) *TurnResult {
+// until it is read, which decodes raw with decode: most turns' checks
+// read only the reply's text. decode(raw, nil, at) builds every member;
+// decode(raw, spellings, at) builds only the members received under one
+// of spellings, the spellings of a typed member (the members of the object
+// named so, with their values as the whole object's would hold them), for
+// a reader of one member (see member). at is where the decoder met the
+// typed members as it checked raw (TypedAt). The decoder must already
+// have checked that raw decodes, and that the result passes Check. The
+// result and what its metadata needs are one allocation, not two: a
+// decoder makes one of each per reply.
+func Deferred(raw []byte, at TypedAt, decode func(raw []byte, spellings []string, at *TypedAt) Metadata) *TurnResult {
 	both := &struct {
 		r TurnResult
 		d deferredMetadata
-	}{d: deferredMetadata{raw: raw, decode: decode}}
+	}{d: deferredMetadata{raw: raw, at: at, decode: decode}}
 	both.r.deferred = &both.d
 	return &both.r
+}
+
+// TypedAt records where a decoder met the typed members of a metadata
+// object (those Check looks at, under any spelling: AcceptOf) as it
+// checked it: the offsets of their keys in the object's text, in order,
+// with the member each is. A member read alone is then decoded from its
+// own keys without reading the other members again. It holds up to 16
+// members of an object of up to 64 KiB; past that it knows none.
+type TypedAt struct {
+	at      [16]uint16
+	member  [16]uint8
+	n       uint8
+	unknown bool
+}
+
+// Add records the key of a typed member, which AcceptOf accepts as a,
+// starting at offset off.
+func (t *TypedAt) Add(off int, a Accept) {
+	if t.unknown || int(t.n) == len(t.at) || off > math.MaxUint16 {
+		t.unknown = true
+		return
+	}
+	t.at[t.n], t.member[t.n] = uint16(off), a.member
+	t.n++
+}
+
+// OffsetsOf appends to offs the offsets of the keys of the typed member
+// received as spelling (under any of its spellings), in order, and
+// returns them; ok is false when they are not known (they did not fit,
+// or spelling is of no typed member), and the member must be found by
+// reading the object.
+func (t *TypedAt) OffsetsOf(spelling string, offs []uint16) (_ []uint16, ok bool) {
+	typed := typedOf(spelling)
+	if typed == nil || t.unknown {
+		return offs, false
+	}
+	for i, m := range t.member[:t.n] {
+		if m == typed.accept.member {
+			offs = append(offs, t.at[i])
+		}
+	}
+	return offs, true
 }
 
 // DropMetadata drops the decoded metadata (RawMetadata gives it back), for
@@ -121,15 +257,30 @@ func Deferred(raw []byte, decode func([]byte) Metadata) *TurnResult {
 // result's allocation (Deferred), so its map is let go of as well.
 func (r *TurnResult) DropMetadata() {
 	if d := r.deferred; d != nil {
-		d.md = nil
+		d.md, d.parts = nil, nil
 	}
 	r.metadata, r.deferred = nil, nil
 }
 
 // deferredMetadata is the metadata of a TurnResult, decoded on first use.
 type deferredMetadata struct {
-	once   sync.Once
+	once sync.Once
+	// built is set once md holds every member: member reads it then.
+	built  atomic.Bool
 	raw    []byte
-	decode func([]byte) Metadata
+	decode func(raw []byte, spellings []string, at *TypedAt) Metadata
 	md     Metadata
+	// mu guards parts, the members decoded alone (member), the last
+	// first: a list, not room in every reply for the few whose checks
+	// read a member.
+	mu    sync.Mutex
+	parts *metadataPart
+	at    TypedAt
+}
+
+// metadataPart is the metadata holding one reference member alone.
+type metadataPart struct {
+	name string
+	md   Metadata
+	next *metadataPart
 }

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -224,7 +223,14 @@ func (s *Session) exec(st *steps.Step) (ok, retry bool) {
 		}
 	}
 	s.stepText = st.Text
+	// The steps are a function of their own, so that this defer, with
+	// few returns, runs inline rather than from a defer record.
 	defer func() { s.stepText = "" }()
+	return s.step(st)
+}
+
+// step runs st, the stepText set (exec).
+func (s *Session) step(st *steps.Step) (ok, retry bool) {
 	switch st.Kind {
 	case steps.Open:
 		return true, false
@@ -572,7 +578,6 @@ func (s *Session) call(pos diag.Pos, index int, say string, do func(context.Cont
 		t.Request, t.Response = exch.Request, exch.Response
 		t.Result, t.Latency = exch.Result, exch.Latency
 		t.Messaging = exch.Messaging
-		shareRawMetadata(exch)
 		if !exch.Started.IsZero() {
 			t.Started = exch.Started
 		}
@@ -608,19 +613,6 @@ func (s *Session) calls() int {
 		}
 	}
 	return n
-}
-
-// shareRawMetadata points the raw metadata of a reply into the response
-// body it was cut from instead of keeping a second copy: the JSON report
-// needs both, and a large run keeps every one of them until the end.
-func shareRawMetadata(exch *platform.Exchange) {
-	res := exch.Result
-	if res == nil || len(res.RawMetadata) == 0 {
-		return
-	}
-	if i := bytes.Index(exch.Response, res.RawMetadata); i >= 0 {
-		res.RawMetadata = exch.Response[i : i+len(res.RawMetadata) : i+len(res.RawMetadata)]
-	}
 }
 
 // callFailed ends the attempt on a failed call and reports whether a retry
