@@ -131,6 +131,39 @@ func (c *Client) RegisterWebhook(ctx context.Context, reg WebhookRegistration) (
 	return ep, nil
 }
 
+// secretMember finds a signing secret in the text of an answer, as
+// readWebhookEndpoint names it, at any depth: the body of a refusal is
+// read as text, and may be cut short.
+var secretMember = regexp.MustCompile(`"(?:signing_secret|signingSecret|secret)"\s*:\s*"((?:[^"\\]|\\.)*)"`)
+
+// learnRefusedSecrets learns the signing secrets the answer to a webhook
+// registration holds when it refuses it (a platform that registered the
+// endpoint and failed after, or echoes the record in its error): the
+// error quotes the body, and an unknown secret would be shown there and
+// in every output that says the error. Learnt, it is masked from then on,
+// as that of a registration that succeeded is. It reports false when a
+// secret cannot be masked (too short to tell from text): the body is then
+// to be withheld.
+func (c *Client) learnRefusedSecrets(body []byte) bool {
+	for _, m := range secretMember.FindAllSubmatch(body, -1) {
+		var s string
+		if json.Unmarshal(append(append([]byte{'"'}, m[1]...), '"'), &s) != nil {
+			return false // an escape JSON has not: what it holds is unknown
+		}
+		if s == "" {
+			continue
+		}
+		red := c.cfg.Redactor
+		if red == nil {
+			red = c.red
+		}
+		if red.Learn("the signing secret in the platform's refusal of a webhook registration", s) != nil {
+			return false
+		}
+	}
+	return true
+}
+
 // ListWebhooks lists the endpoints of the workspace (without secrets).
 func (c *Client) ListWebhooks(ctx context.Context) ([]WebhookEndpoint, error) {
 	rq := &call{ep: epWebhookList, path: epWebhookList.template}

@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/agenttest/agenttest/internal/secret"
 )
 
 // TestWebhookAnswers reads webhook endpoints in the forms the reference
@@ -107,5 +110,66 @@ func TestWebhookAnswers(t *testing.T) {
 			want: `GET /v1/webhooks/endpoints: 200: malformed response: endpoint 2 of 2: endpoint id "whe-2"` + pattern},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestRefusedRegistrationShowsNoSecret: a platform that refuses a
+// registration with the endpoint's signing secret in the body (it
+// registered the endpoint and failed after, or echoes the record) has
+// the secret learnt before the error quotes the body: masked in the
+// error, in its kept body and, through the command's redactor, in every
+// output from then on. A secret too short to mask leaves the error with
+// the status alone. Before, the error quoted the body, secret and all.
+func TestRefusedRegistrationShowsNoSecret(t *testing.T) {
+	t.Parallel()
+	const planted = "whsec_PLANTED0123456789"
+	for _, tc := range []struct {
+		name, body, gone string
+		// keep is what of the body the error still shows: a secret
+		// learnt is masked, not the body withheld.
+		keep   string
+		status int
+		// noBase: the client has no redactor of the command's, and
+		// learns into its own.
+		noBase bool
+	}{
+		{name: "the record echoed", body: `{"id":"whe_1","signing_secret":"` + planted + `"}`, gone: planted, keep: "whe_1", status: http.StatusConflict},
+		{name: "nested, beside a message", body: `{"error":"endpoint limit reached","data":{"endpoint":{"secret":"` + planted + `"}}}`, gone: planted, keep: "endpoint limit reached", status: http.StatusBadRequest},
+		{name: "escaped", body: `{"signingSecret":"whsec_PLANTED\u00300123456789"}`, gone: `PLANTED\u0030`, status: http.StatusConflict},
+		{name: "an escape JSON has not", body: `{"signing_secret":"whsec_PLANTED\q0123456789"}`, gone: `PLANTED\q`, status: http.StatusConflict},
+		{name: "too short to mask", body: `{"signing_secret":"whsec_sh0rt"}`, gone: "sh0rt", status: http.StatusConflict},
+		{name: "no redactor given", body: `{"id":"whe_1","signing_secret":"` + planted + `"}`, gone: planted, keep: "whe_1", status: http.StatusConflict, noBase: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := httptest.NewServer(&fixed{status: tc.status, body: tc.body})
+			t.Cleanup(srv.Close)
+			base, err := secret.New()
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := Config{BuildURL: srv.URL, AccountID: "ws-abcd1234", BuildKey: "bk-secret-build", Redactor: base}
+			if tc.noBase {
+				cfg.Redactor = nil
+			}
+			c, err := New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = c.RegisterWebhook(context.Background(), WebhookRegistration{URL: "https://hooks.example.com/in", Events: []string{"conversation.completed"}})
+			var ae *APIError
+			if !errors.As(err, &ae) || ae.Status != tc.status {
+				t.Fatalf("err = %v, want the platform's %d", err, tc.status)
+			}
+			if strings.Contains(err.Error(), tc.gone) || strings.Contains(string(ae.Body), tc.gone) {
+				t.Errorf("the error shows the secret: %v, body %q", err, ae.Body)
+			}
+			if !strings.Contains(err.Error(), tc.keep) {
+				t.Errorf("the error withholds the body: %v, want it to say %q", err, tc.keep)
+			}
+			if tc.gone == planted && !tc.noBase && base.String("later: "+planted) != "later: "+secret.Mask {
+				t.Errorf("the command's redactor did not learn the secret: %q", base.String(planted))
+			}
+		})
 	}
 }
