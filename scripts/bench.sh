@@ -10,7 +10,8 @@
 #   scripts/bench.sh messaging  # 1,000 conversations x 5 turns: Messaging vs debug chat
 #   scripts/bench.sh features   # 500 conversations as a feature vs as YAML (target: <= 1.2 without latency)
 #   scripts/bench.sh stats      # sequential test: runs used vs the fixed design (target: mean <= 60%)
-#   scripts/bench.sh paced      # 500 x 6 calls against sim --rate 20, --parallel 8..512, with and without latency (~35 minutes)
+#   scripts/bench.sh paced      # 500 x 6 calls against sim --rate 20, --parallel 8..512, with and without latency (~35 minutes;
+#                               # PACED_P="128" runs one --parallel, with and without latency)
 #   scripts/bench.sh spent      # the same at --parallel 8..512 (no latency), the key's bucket spent just before the run (~10 minutes)
 #   scripts/bench.sh greedy     # 300 x 6 calls, 500 ms + up to 2 s per call, --parallel 50, no rate limit (target: <= 1.02x greedy)
 #   scripts/bench.sh scale      # 10,000 and 100,000 one-turn scenarios, embedded simulator, --junit --json (target: < 400 MB, <= 1.3x per scenario)
@@ -248,7 +249,7 @@ paced() {
 	gen_calls "$work/calls/suite" 500
 	local p
 	for lat in "" "--latency 500ms --jitter 2s"; do
-		for p in 8 32 128 512; do
+		for p in ${PACED_P:-8 32 128 512}; do
 			pacing_args=(-parallel "$p" -rate 20 -burst 20)
 			against "rate20-p$p${lat:+-latency}" "--rate 20 $lat" --parallel "$p"
 		done
