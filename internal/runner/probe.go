@@ -317,7 +317,10 @@ func (s *Session) probeSMS(pos diag.Pos, sp *steps.SMSProbe) (convID string, ok,
 	if where := s.elsewhere(res.ProjectID, res.Env); where != "" {
 		// Its conversation is not where the confirmation reads: a wait
 		// for it would fail the agent on the connector configured.
+		// Sent, but not where the scenario asked: its line is ✗, as a
+		// call placed elsewhere is.
 		s.sent = nil
+		rec.Held = false
 		rec.Summary += ", " + where
 		s.errored(&result.Error{Pos: sp.Pos, Kind: result.KindConfig, Message: fmt.Sprintf(
 			"probe: SMS to %s: the platform opened its conversation in %s: an SMS runs in the project and environment of its connector id (%s), so the one sent is not the connector of agent %s in %s (check %s)",

@@ -18,6 +18,8 @@ import (
 // failed the agent ("conversation ... was not recorded within 30s"), or
 // passed on a conversation of the wrong environment. It now errors at
 // once, as the configuration's, naming where the SMS went; not retried.
+// Its line in the reports is ✗ (not held): the SMS was sent, but did not
+// do what the scenario asked of the platform.
 func TestSMSProbeOfAnotherConnector(t *testing.T) {
 	t.Parallel()
 	e := newConfirmEnv(t, nil)
@@ -47,6 +49,18 @@ func TestSMSProbeOfAnotherConnector(t *testing.T) {
 		a := c.Last()
 		if c.Status != tc.want {
 			t.Fatalf("%s, want %s%s", c.Status, tc.want, describe(c))
+		}
+		// The SMS's line is ✗ when it went elsewhere: sent, but not where
+		// the scenario asked, so the reports do not tick the line of the
+		// case's error.
+		var sms *result.Confirmation
+		for _, r := range a.Confirmations {
+			if r.Kind == result.ConfirmSMS {
+				sms = r
+			}
+		}
+		if sms == nil || !sms.Found || sms.Held != (tc.want == result.Passed) {
+			t.Fatalf("SMS line %+v, want found and held %v%s", sms, tc.want == result.Passed, describe(c))
 		}
 		if tc.want == result.Passed {
 			return

@@ -32,5 +32,11 @@ func channelWarning(ch string) (msg, hint string) {
 	if meant == "VOICE-SIP" {
 		msg += ", which is not a call (no call_sid, from_ or to, no recording)"
 	}
-	return msg, fmt.Sprintf("did you mean %q? channels are written in capitals", meant)
+	hint = fmt.Sprintf("did you mean %q?", meant)
+	if ch != strings.ToUpper(ch) {
+		// Said only where it is the mistake: of "VOICE_SIP" it would
+		// send the reader after the wrong one.
+		hint += " channels are written in capitals"
+	}
+	return msg, hint
 }
