@@ -87,6 +87,11 @@ type Evidence struct {
 	// ran under a quarantine that holds: they do not gate the run,
 	// whatever their outcome, and are not in Cases.
 	Quarantined int
+	// Stopped counts the cases a stop of the run left unrun (--fail-fast,
+	// a refused key, ...: result.IsStopReason), which the run's summary
+	// says as "not run (the run stopped)", not as skipped: they are not
+	// in Cases.
+	Stopped int
 	// Gating counts what the verdict rests on: the cases that ran and
 	// are under no quarantine (a comparison: its pairs under no
 	// quarantine compared on both sides). A report whose every case is
@@ -479,6 +484,8 @@ func FromRun(path string, r *result.Result, status result.RunStatus) Evidence {
 			case c == nil:
 			case c.QuarantineHeld():
 				ev.Quarantined++
+			case c.Status == result.Skipped && result.IsStopReason(c.SkipReason):
+				ev.Stopped++
 			default:
 				ev.Cases[c.Status]++
 				if c.Status.Ran() {
@@ -624,7 +631,7 @@ func FromComparison(path string, c *compare.Comparison) Evidence {
 // candidate's cases), so that a reader of a CI log sees at once that the
 // report is not of an empty or tiny selection.
 func (ev Evidence) Tested() string {
-	cases := tally(ev.Cases, ev.Quarantined)
+	cases := tally(ev.Cases, ev.Stopped, ev.Quarantined)
 	if ev.Pairs == nil {
 		return "tested " + cases
 	}
@@ -653,9 +660,11 @@ var classLabel = map[compare.Class]string{
 // what was not run.
 var statusOrder = []result.Status{result.Passed, result.Flaky, result.Failed, result.Errored, result.Skipped, result.Pending}
 
-// tally renders cases by status, then those under quarantine: "6
-// cases: 4 passed, 1 flaky, 1 quarantined (not gating)".
-func tally(cases map[result.Status]int, quarantined int) string {
+// tally renders cases by status, then those a stop left unrun and those
+// under quarantine: "6 cases: 4 passed, 1 flaky, 1 quarantined (not
+// gating)", "5 cases: 2 passed, 1 failed, 2 not run (the run stopped)",
+// as the run's summary says them.
+func tally(cases map[result.Status]int, stopped, quarantined int) string {
 	total := 0
 	var parts []string
 	for _, s := range statusOrder {
@@ -667,6 +676,10 @@ func tally(cases map[result.Status]int, quarantined int) string {
 			}
 			parts = append(parts, fmt.Sprintf("%d %s", k, name))
 		}
+	}
+	if stopped > 0 {
+		total += stopped
+		parts = append(parts, fmt.Sprintf("%d not run (the run stopped)", stopped))
 	}
 	if quarantined > 0 {
 		total += quarantined

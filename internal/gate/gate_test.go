@@ -554,4 +554,11 @@ func TestTested(t *testing.T) {
 	if got, want := FromRun("r.json", r, result.RunPassed).Tested(), "tested 2 cases: 1 passed, 1 skipped"; got != want {
 		t.Errorf("tested %q, want %q", got, want)
 	}
+	// Cases a stop left unrun (--fail-fast) are said as the run's
+	// summary says them, not as skipped: before, "2 skipped".
+	r = &result.Result{Files: []*result.File{{Cases: []*result.Case{{Status: result.Failed}, {Status: result.Skipped, SkipReason: "not wanted"},
+		{Status: result.Skipped, SkipReason: result.ReasonFailFast}, {Status: result.Skipped, SkipReason: result.ReasonCredentials}}}}}
+	if got, want := FromRun("r.json", r, result.RunFailed).Tested(), "tested 4 cases: 1 failed, 1 skipped, 2 not run (the run stopped)"; got != want {
+		t.Errorf("tested %q, want %q", got, want)
+	}
 }
