@@ -100,7 +100,8 @@ Feature: Metadata
 	}
 }
 
-// TestTurnMetadataLoadErrors: metadata: is a turn's, with text keys; the
+// TestTurnMetadataLoadErrors: metadata: is a turn's, with text keys
+// (below the top level; a top-level one decodes as text); the
 // session's creation takes none, so start: and the scenario refuse it at
 // the key; a ${name} of a value is checked as a say's is.
 func TestTurnMetadataLoadErrors(t *testing.T) {
@@ -122,12 +123,23 @@ func TestTurnMetadataLoadErrors(t *testing.T) {
 			`s.feature:5:13: unknown variable ${nope}`},
 		{"feature key twice", "s.feature", "@agent:a\nFeature: f\n  Scenario: s\n    When the user says \"hi\" with the metadata:\n      | a | x |\n      | a | y |\n",
 			`s.feature:4:5: step "When the user says \"hi\" with the metadata:": metadata key "a" is written twice`},
+		{"feature empty key", "s.feature", "@agent:a\nFeature: f\n  Scenario: s\n    When the user says \"hi\" with the metadata:\n      |  | x |\n",
+			`metadata key is empty`},
+		// A top-level key decodes as text: JSON can send it.
+		{"top-level number key", "s.yaml", "agent: a\nscenarios:\n  - name: n\n    turns:\n      - say: hi\n        metadata: {1: x, a: {\"2\": y}}\n        expect: {response: hi}\n", ""},
+		{"merge key inside", "s.yaml", "agent: a\nx-tier: &tier {tier: gold}\nscenarios:\n  - name: n\n    turns:\n      - say: hi\n        metadata: {profile: {<<: *tier, id: 1}}\n        expect: {response: hi}\n", ""},
 		{"feature reference in key", "s.feature", "@agent:a\nFeature: f\n  Scenario: s\n    When the user says \"hi\" with the metadata:\n      | ${k} | x |\n",
 			`metadata key "${k}": ${...} is not expanded in a key`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, ds := scenario.Load(fstest.MapFS{tc.file: {Data: []byte(tc.src)}}, []string{tc.file})
 			got := fmt.Sprint(ds)
+			if tc.want == "" {
+				if len(ds) > 0 {
+					t.Errorf("diagnostics:\n%s\nwant none", got)
+				}
+				return
+			}
 			if !ds.HasErrors() || !strings.Contains(got, tc.want) {
 				t.Errorf("diagnostics:\n%s\nwant one with %s", got, tc.want)
 			}
