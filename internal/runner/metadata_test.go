@@ -79,7 +79,8 @@ Feature: Metadata
 `)},
 	}
 	suites, ds := scenario.Load(fsys, []string{"meta.yaml", "meta.feature"})
-	if ds.HasErrors() {
+	if len(ds) > 0 {
+		// What lint says: the examples of the docs read clean.
 		t.Fatalf("load: %v", ds)
 	}
 	opts := e.opts()
