@@ -26,6 +26,23 @@ Feature: Bill enquiries
       | account  |
       | 12345678 |
 
+  Scenario: takes the account number of a signed-in customer from the web page
+    When the user says "I'm signed in, what's my bill?" with the metadata:
+      | key            | value    |
+      | account_number | 12345678 |
+      | page           | /account |
+    Then the node trace passes through:
+      | SignedIn    |
+      | AskPostcode |
+    And the state "account_number" is "12345678"
+
+  Scenario: asks for the account number when the page sends none
+    When the user says "I'm signed in"
+    Then the node trace passes through:
+      | SignedIn   |
+      | AskAccount |
+    And the state has no "account_number"
+
   Scenario: hands off to the billing team when the lookup fails
     When the user says "account 99999999, postcode M1 1AE"
     Then the function "lookup_bill" failed

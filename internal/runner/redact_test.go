@@ -127,6 +127,10 @@ scenarios:
     start: {integration_attributes: {k: "${env:LEAK}"}}
     turns:
       - say: hi
+  - name: turn metadata
+    turns:
+      - say: hi
+        metadata: {a: [{b: "${env:LEAK}"}]}
 `), opts)
 	if err != nil {
 		t.Fatal(err)
@@ -148,6 +152,7 @@ scenarios:
 		"confirm.yaml:17:9: turn 1: say: ",
 		"confirm.yaml:19:5: start: channel: ",
 		"confirm.yaml:23:5: start: integration_attributes.k: ",
+		"confirm.yaml:28:9: turn 1: metadata: a: b: ",
 	} {
 		a := res.Files[0].Cases[i].Last()
 		if a.Error == nil || a.Error.Kind != result.KindConfig || a.Error.Pos.String()+": "+a.Error.Message != want+errSecretText.Error() {

@@ -402,6 +402,13 @@ func (s *Session) say(st *steps.Step, text string) (ok, retry bool) {
 		return false, false
 	}
 	req := platform.ChatTurn{ClientEnv: s.c.Env, ASRLang: s.asr, TTSLang: s.tts, Message: say}
+	if st.Metadata != nil {
+		// Checked like the say: a key in a value is refused unsent.
+		if req.Metadata, err = s.expandObject(st.Metadata); err != nil {
+			s.errored(&result.Error{Pos: pos, Kind: result.KindConfig, Message: fmt.Sprintf("turn %d: metadata: %v", index, err)})
+			return false, false
+		}
+	}
 	exch, err := s.call(pos, index, say, func(ctx context.Context) (*platform.Exchange, error) {
 		exch, err := s.conv.Send(ctx, req)
 		return s.untilEnd(ctx, st, false, req.Message, exch, err)

@@ -562,6 +562,9 @@ func (d *decoder) jsonObject(p pair, what string) map[string]any {
 		d.errorf(n, "%s must be a mapping, not %s", what, kindName(n))
 		return nil
 	}
+	if !d.textKeys(n, what) {
+		return nil
+	}
 	var m map[string]any
 	if err := n.Decode(&m); err != nil {
 		d.errorHint(n, "keys must be plain text; values any YAML", "%s: %v", what, err)
@@ -569,6 +572,32 @@ func (d *decoder) jsonObject(p pair, what string) map[string]any {
 	}
 	d.checkObjectRefs(n)
 	return m
+}
+
+// textKeys refuses the keys, below the top level of the object at n, that
+// YAML reads as other than text (`1:`, `true:`): such a mapping decodes
+// to one JSON cannot encode, and the turn or call would fail unsent. The
+// top level's keys decode as text.
+func (d *decoder) textKeys(n *yaml.Node, what string) bool {
+	ok := true
+	var walk func(n *yaml.Node, top bool)
+	walk = func(n *yaml.Node, top bool) {
+		if n = d.resolve(n); n == nil {
+			return
+		}
+		for i, c := range n.Content {
+			if n.Kind == yaml.MappingNode && i%2 == 0 {
+				if !top && c.Tag != "!!str" && c.Tag != "!!merge" {
+					d.errorHint(c, fmt.Sprintf("quote it: %q", c.Value), "%s: key %s is not text", what, c.Value)
+					ok = false
+				}
+				continue
+			}
+			walk(c, false)
+		}
+	}
+	walk(n, true)
+	return ok
 }
 
 // checkObjectRefs checks the ${...} references of the strings of a nested

@@ -47,10 +47,11 @@ var scenarioKeys = keySet{
 		"quarantine", "examples", "confirm", "probe",
 	},
 	moved: map[string]string{
-		"say":     "say belongs to a turn: turns: [{say: ..., expect: ...}]",
-		"expect":  "expect belongs to a turn: turns: [{say: ..., expect: ...}]",
-		"capture": "capture belongs to a turn: turns: [{say: ..., capture: ...}]",
-		"suite":   "suite: names the file and is written at the top level",
+		"say":      "say belongs to a turn: turns: [{say: ..., expect: ...}]",
+		"expect":   "expect belongs to a turn: turns: [{say: ..., expect: ...}]",
+		"capture":  "capture belongs to a turn: turns: [{say: ..., capture: ...}]",
+		"metadata": "user input metadata belongs to a turn: turns: [{say: ..., metadata: {...}}]",
+		"suite":    "suite: names the file and is written at the top level",
 	},
 	means: map[string]string{
 		"steps": "turns",
@@ -59,7 +60,7 @@ var scenarioKeys = keySet{
 
 var turnKeys = keySet{
 	what: "turn",
-	keys: []string{"say", "silence", "expect", "capture", "confirm"},
+	keys: []string{"say", "silence", "metadata", "expect", "capture", "confirm"},
 	moved: map[string]string{
 		"response": "checks go under expect: {response: ...}",
 		"node":     "checks go under expect: {node: ...}",
@@ -79,6 +80,9 @@ var startKeys = keySet{
 	keys: []string{"channel", "variant", "asr_lang", "tts_lang", "integration_attributes", "conversation_id"},
 	moved: map[string]string{
 		"env": "env is written next to start:, not inside it",
+		// The create call takes no user message, so no user input
+		// metadata: the greeting has none to send.
+		"metadata": "the session's creation takes no user input metadata: write metadata: on a turn, next to say: (integration_attributes: are the session's)",
 	},
 	means: map[string]string{
 		"variantId":             "variant",
@@ -1126,6 +1130,9 @@ func (d *decoder) turn(item *yaml.Node) []*steps.Step {
 		}
 	} else if _, wrote := fields["say"]; !wrote && !turnKeys.tookFor(item, "say") {
 		d.errorHint(item, `write say: "...", or silence: true for an empty message`, "turn has no say:")
+	}
+	if p, ok := fields["metadata"]; ok {
+		say.Metadata = d.jsonObject(p, "metadata")
 	}
 	out := []*steps.Step{say}
 	if p, ok := fields["expect"]; ok {

@@ -156,6 +156,8 @@ func Defs() []Def {
 				st.Say = c.args[0]
 				return st, nil
 			}),
+		def(GroupTurns, `the user says `+q+` with the metadata:`, TableArg, `When the user says "my account" with the metadata:`, "| customer_id | C-1042 |\n| tier | gold |",
+			"Sends one user message with user input metadata, one | key | value | row each (values are text; the agent reads them as input.KEY).", sayWithMetadata),
 		def(GroupTurns, `the user says:`, DocStringArg, `When the user says:`, "\"\"\"\nI booked for Friday.\nCan I change it?\n\"\"\"",
 			"Sends the DocString as one user message (several lines allowed).", func(c *call) (*Step, error) {
 				st := c.newStep(Say)
@@ -398,6 +400,31 @@ func setupTable(c *call) (*Step, error) {
 		}
 		return nil
 	}
+	return st, nil
+}
+
+// sayWithMetadata is a Say step whose table is the turn's user input
+// metadata, flat: a key is sent as written, a value is text whose
+// references are expanded when the step runs (Session.sendable).
+func sayWithMetadata(c *call) (*Step, error) {
+	rows, err := c.pairs("key", "value")
+	if err != nil {
+		return nil, err
+	}
+	meta := make(map[string]any, len(rows))
+	for _, r := range rows {
+		switch k := r[0]; {
+		case k == "":
+			return nil, &Error{Message: fmt.Sprintf("step %q: a metadata key is empty", c.step)}
+		case strings.Contains(k, "${"):
+			return nil, &Error{Message: fmt.Sprintf("step %q: metadata key %q: ${...} is not expanded in a key, which is sent as written", c.step, k)}
+		case meta[k] != nil:
+			return nil, &Error{Message: fmt.Sprintf("step %q: metadata key %q is written twice", c.step, k)}
+		}
+		meta[r[0]] = r[1]
+	}
+	st := c.newStep(Say)
+	st.Say, st.Metadata = c.args[0], meta
 	return st, nil
 }
 

@@ -116,6 +116,12 @@ type Step struct {
 	// DocString, a YAML block scalar): a reference the run cannot expand
 	// (an unset ${env:NAME}) is reported there. Zero means Pos.
 	SayPos diag.Pos
+	// Metadata is the user input metadata a Say step sends with its
+	// message (the turn's `metadata` body field, read by the agent as
+	// input.KEY): its strings hold references, expanded when the step
+	// runs; keys are sent as written. Nil sends none, and costs the turn
+	// nothing.
+	Metadata map[string]any
 
 	// Greeting makes a Check apply to the greeting instead of the last
 	// reply.
