@@ -1,6 +1,8 @@
 package report
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -370,6 +372,9 @@ func (d detail) writeTranscript(a *result.Attempt, upTo int, indent string) {
 		msg := in + "  "
 		if t.Index > 0 {
 			d.message(msg, "> ", saidText(t.Say))
+			if md := sentMetadata(t); md != "" {
+				d.line(msg+"  ", d.st.flat("metadata: "+md))
+			}
 		}
 		v := viewTurn(t.Reply())
 		info := msg + "  "
@@ -414,6 +419,26 @@ func (d detail) writeTranscript(a *result.Attempt, upTo int, indent string) {
 			d.line(info, d.st.paint(sgrYellow, "conversation ended"))
 		}
 	}
+}
+
+// sentMetadata is the user input metadata a debug-chat turn sent (its
+// request's metadata object, compact and as kept: masked), or "": what
+// the agent read as input besides the text is part of what it was told.
+func sentMetadata(t *result.Turn) string {
+	if t.Messaging != nil || len(t.Request) == 0 {
+		return ""
+	}
+	var req struct {
+		Metadata json.RawMessage `json:"metadata"`
+	}
+	if json.Unmarshal(t.Request, &req) != nil || len(req.Metadata) < 2 || req.Metadata[0] != '{' {
+		return ""
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, req.Metadata) != nil || b.String() == "{}" {
+		return ""
+	}
+	return b.String()
 }
 
 // saidText is what a transcript shows of a user turn: an empty message

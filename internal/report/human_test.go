@@ -769,6 +769,13 @@ func TestTranscriptEmptyReply(t *testing.T) {
 			"transcript:\n  turn 1\n    > (silence)\n    < Sorry, I didn't hear anything.\n"},
 		{exchange{index: 1, pos: pos("a.yaml", 4, 5), say: "  ", conv: "c1", text: "Sorry?"}.turn(), "transcript:\n  turn 1\n    > \"  \"\n    < Sorry?\n"},
 		{msg, "transcript:\n  turn 1 · 40ms\n    > hi\n    (no message)\n"},
+		// The user input metadata a turn sent, under its text: what the
+		// agent was told besides it.
+		{&result.Turn{Index: 1, Say: "my balance", Request: json.RawMessage(`{"clientEnv":"sandbox","message":"my balance","metadata":{ "tier": "gold", "tags": ["vip"] }}`),
+			Result: &reply.TurnResult{Response: "Gold members pay nothing."}},
+			"transcript:\n  turn 1\n    > my balance\n      metadata: {\"tier\":\"gold\",\"tags\":[\"vip\"]}\n    < Gold members pay nothing.\n"},
+		{&result.Turn{Index: 1, Say: "hi", Request: json.RawMessage(`{"clientEnv":"sandbox","message":"hi"}`), Result: &reply.TurnResult{Response: "Hello"}},
+			"transcript:\n  turn 1\n    > hi\n    < Hello\n"},
 		// A stream cut before its end: what it had shown.
 		{msgTurn(1, 4, "hi", "", "c1", 0, &reply.Messaging{Events: []reply.Event{
 			{ID: "2", Type: "EVENT_TYPE_VENDOR_AGENT_MESSAGE_CHUNK", Kind: "agent_chunk", Text: "Your balance "},
