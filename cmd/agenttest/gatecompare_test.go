@@ -492,7 +492,7 @@ func TestGateSaysEmbedded(t *testing.T) {
 
 // TestGateHeaderShowsNoKey: the gate's header quotes a comparison's
 // report, a file anyone may have edited: a key the environment holds,
-// written into its baseline's spec or target, shows
+// written into its status, its baseline's spec or target, shows
 // in none of its forms. Before, the header and the baseline line showed
 // it as written.
 func TestGateHeaderShowsNoKey(t *testing.T) {
@@ -509,6 +509,9 @@ func TestGateHeaderShowsNoKey(t *testing.T) {
 	})
 	env := map[string]string{"AGENTTEST_ENV": "pre-release", "AGENTTEST_BUILD_KEY": key}
 	out := newCLI(t, repoRoot, env, "gate", report).expect(t, exitOK, "against the baseline [REDACTED]", "(target [REDACTED], env live)", "gate: passed")
+	// The status heads the verdict as the report states it.
+	editReport(t, report, func(doc map[string]any) { doc["status"] = key })
+	out += newCLI(t, repoRoot, env, "gate", report).expect(t, exitFailed, "c.json: comparison [REDACTED], ended", "its status is [REDACTED]")
 	for _, form := range secret.Forms(key) {
 		if strings.Contains(out, form) {
 			t.Errorf("the gate's output holds %q:\n%s", form, out)
