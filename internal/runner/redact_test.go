@@ -83,25 +83,51 @@ func TestMaskFailureDiffIgnoresCase(t *testing.T) {
 	}
 }
 
-// What a session sends holds no secret, written out or expanded, in any
-// form: each place a suite's text goes to the platform (a say, a session
-// parameter and an integration attribute, a probe's number, message and
-// call metadata, the shared id a handoff state is read by) errors the
-// case as a configuration error at its place, before the call, and the
-// result holds no form of the key. Expected values may hold one: they are
-// compared, not sent (TestRunnerRedactsWhatItRecords). Before, each was
-// sent as it was, masked only in the result.
-func TestSentTextHoldsNoSecret(t *testing.T) {
-	t.Parallel()
-	const key = "eyJhbGci.PLANTED+key/0123"
+// plantedSentKey is the key the tests of sent texts plant.
+const plantedSentKey = "eyJhbGci.PLANTED+key/0123"
+
+// plantedSentEnv is a simulator whose runs mask plantedSentKey, which
+// the variable LEAK holds.
+func plantedSentEnv(t *testing.T) (*confirmEnv, Options) {
+	t.Helper()
 	e := newConfirmEnv(t, nil)
 	opts := e.opts()
-	red, err := secret.New(key)
+	red, err := secret.New(plantedSentKey)
 	if err != nil {
 		t.Fatal(err)
 	}
 	opts.Redactor = red
-	opts.Getenv = func(name string) (string, bool) { return key, name == "LEAK" }
+	opts.Getenv = func(name string) (string, bool) { return plantedSentKey, name == "LEAK" }
+	return e, opts
+}
+
+// What a session sends holds no secret, written out or expanded, in any
+// form: each place a suite's text goes to the platform (a say, a session
+// parameter and an integration attribute, a probe's number, message and
+// call metadata, the shared id a handoff state is read by; of metadata
+// and attributes, the members' names too) errors the
+// case as a configuration error at its place, before the call, and the
+// result holds no form of the key. Expected values may hold one: they are
+// compared, not sent (TestRunnerRedactsWhatItRecords). Before, each was
+// sent as it was, masked only in the result.
+// noPlantedKey fails t when res holds a form of plantedSentKey.
+func noPlantedKey(t *testing.T, res *result.Result) {
+	t.Helper()
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, form := range secret.Forms(plantedSentKey) {
+		if strings.Contains(string(b), form) {
+			t.Errorf("the result holds %q:\n%s", form, b)
+		}
+	}
+}
+
+func TestSentTextHoldsNoSecret(t *testing.T) {
+	t.Parallel()
+	const key = plantedSentKey
+	e, opts := plantedSentEnv(t)
 	res, err := Run(context.Background(), loadYAML(t, `suite: leaks
 agent: `+e.clinic+`
 scenarios:
@@ -149,15 +175,7 @@ scenarios:
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := json.Marshal(res)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, form := range secret.Forms(key) {
-		if strings.Contains(string(b), form) {
-			t.Errorf("the result holds %q:\n%s", form, b)
-		}
-	}
+	noPlantedKey(t, res)
 	for i, want := range []string{
 		"confirm.yaml:8:7: confirm: handoff_state: shared_id: ",
 		"confirm.yaml:10:13: probe: sms: to: ",
@@ -185,14 +203,8 @@ scenarios:
 // cell was sent as written.
 func TestFeatureMetadataSendsNoSecret(t *testing.T) {
 	t.Parallel()
-	const key = "eyJhbGci.PLANTED+key/0123"
-	e := newConfirmEnv(t, nil)
-	opts := e.opts()
-	red, err := secret.New(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts.Redactor = red
+	const key = plantedSentKey
+	e, opts := plantedSentEnv(t)
 	res, err := Run(context.Background(), loadFiles(t, map[string]string{"m.feature": `@agent:` + e.clinic + `
 Feature: metadata
   Scenario: key cell
@@ -221,15 +233,7 @@ Feature: metadata
 	for _, c := range cases {
 		c.Name = ""
 	}
-	b, err := json.Marshal(res)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, form := range secret.Forms(key) {
-		if strings.Contains(string(b), form) {
-			t.Errorf("the result holds %q:\n%s", form, b)
-		}
-	}
+	noPlantedKey(t, res)
 	if len(cases) != 4 {
 		t.Fatalf("%d cases, want 4", len(cases))
 	}
