@@ -200,10 +200,12 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 			head += fmt.Sprintf(", ended %s (%s ahead of this clock)", ev.Concluded.UTC().Format(time.RFC3339), ev.Concluded.Sub(now(st)).Round(time.Second))
 		}
 	}
-	out.WriteString(escape.Controls(head, "\t") + "\n")
-	out.WriteString("  " + escape.Controls(ev.Tested(), "\t") + "\n")
+	// A report agenttest wrote holds no key, but one edited may: the
+	// lines that quote it are masked as the problems are.
+	out.WriteString(escape.Controls(red.String(head), "\t") + "\n")
+	out.WriteString("  " + escape.Controls(red.String(ev.Tested()), "\t") + "\n")
 	if ev.Baseline != "" {
-		out.WriteString("  against the baseline " + escape.Controls(ev.Baseline, "\t") + "\n")
+		out.WriteString("  against the baseline " + escape.Controls(red.String(ev.Baseline), "\t") + "\n")
 	}
 	for _, line := range d.Checked {
 		out.WriteString("  " + escape.Controls(red.String(line), "\t") + "\n")

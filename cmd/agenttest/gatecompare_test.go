@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agenttest/agenttest/internal/fakeclock"
+	"github.com/agenttest/agenttest/internal/secret"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
 )
@@ -487,4 +488,33 @@ func TestGateSaysEmbedded(t *testing.T) {
 	newCLI(t, "testdata/pass", nil, "run", "--json", report).expect(t, exitOK)
 	newCLI(t, "testdata/pass", nil, "gate", report).expect(t, exitOK,
 		"\n  on the embedded simulator, as no platform is configured (--target, or AGENTTEST_BUILD_URL): its deployments are no platform's\ngate: passed")
+}
+
+// TestGateHeaderShowsNoKey: the gate's header quotes a comparison's
+// report, a file anyone may have edited: a key the environment holds,
+// written into its status, its baseline's spec or target, shows
+// in none of its forms. Before, the header and the baseline line showed
+// it as written.
+func TestGateHeaderShowsNoKey(t *testing.T) {
+	t.Parallel()
+	const key = "sk-live-PLANTED+key/0123é"
+	dir := t.TempDir()
+	report := filepath.Join(dir, "c.json")
+	compareCLI(t, repoRoot, nil, "compare", "--baseline", "live", "--candidate", "pre-release", "examples/compare", "--allow-live",
+		"--name", "tells callers when the restaurant closes", "--json", report).expect(t, exitOK, "1 fixed")
+	editReport(t, report, func(doc map[string]any) {
+		b := doc["baseline"].(map[string]any)
+		b["spec"] = key + "\x1b[2J"
+		b["target"].(map[string]any)["name"] = key
+	})
+	env := map[string]string{"AGENTTEST_ENV": "pre-release", "AGENTTEST_BUILD_KEY": key}
+	out := newCLI(t, repoRoot, env, "gate", report).expect(t, exitOK, "against the baseline [REDACTED]", "(target [REDACTED], env live)", "gate: passed")
+	// The status heads the verdict as the report states it.
+	editReport(t, report, func(doc map[string]any) { doc["status"] = key })
+	out += newCLI(t, repoRoot, env, "gate", report).expect(t, exitFailed, "c.json: comparison [REDACTED], ended", "its status is [REDACTED]")
+	for _, form := range secret.Forms(key) {
+		if strings.Contains(out, form) {
+			t.Errorf("the gate's output holds %q:\n%s", form, out)
+		}
+	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/agenttest/agenttest/internal/report"
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
+	"github.com/agenttest/agenttest/internal/secret"
 	"github.com/agenttest/agenttest/internal/sim/agent"
 )
 
@@ -48,6 +49,9 @@ type outputs struct {
 	// command; docs are the suite files for --cucumber.
 	universe coverage.Universe
 	docs     []report.CucumberDoc
+	// mask is the command's redactor, which the docs are masked with as
+	// they are written; nil masks the keys the environment holds.
+	mask *secret.Redactor
 
 	// resume ends guardCommands' pause of workflow commands; nil when
 	// none is in force.
@@ -443,7 +447,11 @@ func (o *outputs) write(st *State, res *result.Result) []error {
 	var errs []error
 	if o.cucumber != "" {
 		errs = append(errs, writeReport(st, o.cucumber, func(w io.Writer) error {
-			return report.WriteCucumber(w, res, report.CucumberOptions{Docs: o.docs, Version: version()})
+			docs, err := maskDocs(cmp.Or(o.mask, knownKeys(st, nil)), o.docs)
+			if err != nil {
+				return err
+			}
+			return report.WriteCucumber(w, res, report.CucumberOptions{Docs: docs, Version: version()})
 		}))
 	}
 	if !o.githubOn(st) {
@@ -478,4 +486,48 @@ func (o *outputs) write(st *State, res *result.Result) []error {
 // coverageOf is the node coverage of a run against the universe.
 func (o *outputs) coverageOf(res *result.Result) *coverage.Report {
 	return coverage.Compute(res, o.universe)
+}
+
+// maskDocs masks the keys in the suite files Cucumber Messages carry: a
+// feature's source, its document and pickles quote every step, table
+// cell and Examples row as written, and a key pasted there would be in
+// the report as it is in the file (a result's values are masked as they
+// are stored; these are the files themselves). Only strings change, so
+// the locations that pair cases with pickles hold.
+func maskDocs(red *secret.Redactor, docs []report.CucumberDoc) ([]report.CucumberDoc, error) {
+	out := make([]report.CucumberDoc, len(docs))
+	for i, d := range docs {
+		out[i] = d
+		if d.Source != nil {
+			src := *d.Source
+			src.Data = red.String(src.Data)
+			out[i].Source = &src
+		}
+		var err error
+		if out[i].Document, err = maskJSON(red, d.Document); err != nil {
+			return nil, err
+		}
+		if out[i].Pickles, err = maskJSON(red, d.Pickles); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// maskJSON is v with red applied to its JSON encoding, which masking
+// keeps valid.
+func maskJSON[T any](red *secret.Redactor, v T) (T, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return v, fmt.Errorf("mask the suite files' messages: %w", err)
+	}
+	clean := red.JSON(b)
+	if &clean[0] == &b[0] && len(clean) == len(b) {
+		return v, nil // nothing masked
+	}
+	var out T
+	if err := json.Unmarshal(clean, &out); err != nil {
+		return v, fmt.Errorf("mask the suite files' messages: %w", err)
+	}
+	return out, nil
 }

@@ -470,6 +470,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	if err != nil {
 		return err
 	}
+	o.outputs.mask = red
 	// A safety net for the console only: every value is masked before it
 	// is stored, and the human view writes whole lines.
 	human := newHuman(st, o, red.Writer(st.Stdout))

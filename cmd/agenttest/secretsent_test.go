@@ -283,3 +283,38 @@ func TestEmbeddedRunMasksTheEnvironmentsKeys(t *testing.T) {
 		}
 	}
 }
+
+// A key pasted into a feature file (a say, a metadata table's key or
+// value cell, an expected text) is refused unsent, and no report shows
+// it: Cucumber Messages carry the feature's source, document and
+// pickles as written, and are masked as they are written. Before, the
+// NDJSON file quoted the key in each of them, though every other report
+// masked it.
+func TestCucumberMessagesShowNoKeyOfTheFiles(t *testing.T) {
+	t.Parallel()
+	const key = plantedBuildKey
+	feature := "@agent:restaurant\nFeature: pasted\n" +
+		"  Scenario: key cell\n    When the user says \"hi\" with the metadata:\n      | " + key + " | x |\n    Then the agent says \"x\"\n\n" +
+		"  Scenario: value cell\n    When the user says \"hi\" with the metadata:\n      | a | " + key + " |\n    Then the agent says \"x\"\n\n" +
+		"  Scenario: said\n    When the user says \"" + key + "\"\n    Then the agent says \"x\"\n\n" +
+		"  Scenario: expected\n    When the user says \"hi\"\n    Then the agent says \"" + key + "\"\n"
+	dir := writeTree(t, map[string]string{"f.feature": feature})
+	c := newCLI(t, dir, map[string]string{"AGENTTEST_BUILD_KEY": key}, "run", "-v", "--sim", "f.feature", "--junit", "junit.xml", "--json", "result.json",
+		"--html", "report.html", "--cucumber", "cucumber.ndjson")
+	if code := c.run(t); code != exitFailed {
+		t.Fatalf("exit %d, want %d\n%s%s", code, exitFailed, c.stdout, c.stderr)
+	}
+	texts := reportTexts(t, c, dir)
+	noKeyForm(t, "pasted", texts, secret.Forms(key))
+	for _, s := range jsonStrings(t, "["+strings.ReplaceAll(strings.TrimSpace(texts["cucumber.ndjson"]), "\n", ",")+"]") {
+		if f := keyInDecoded(s, secret.Forms(key)); f != "" {
+			t.Errorf("cucumber.ndjson: the string %q decodes to the key (%s)", s, f)
+		}
+	}
+	if n := strings.Count(texts["cucumber.ndjson"], secret.Mask); n < 4 {
+		t.Errorf("cucumber.ndjson masks %d texts, want the key's every quote:\n%s", n, texts["cucumber.ndjson"])
+	}
+	if n := strings.Count(texts["stdout"], "holds a key or secret of the target"); n != 3 {
+		t.Errorf("%d texts refused, want the cells and the say:\n%s", n, texts["stdout"])
+	}
+}

@@ -630,7 +630,11 @@ func (c *Client) exchange(ctx context.Context, rq *call, target string, limit in
 		// Recordings have their own limit, far above the budget, and
 		// are not text to redact.
 		if res.ContentLength > 0 {
-			buf.Grow(int(res.ContentLength))
+			// The declared length is the server's word: grown to it
+			// whole, a server that announces the limit and sends a few
+			// bytes would cost the limit per read. Beyond a pooled
+			// buffer's size, the bytes that arrive grow it.
+			buf.Grow(int(min(res.ContentLength, maxPooled)))
 		}
 		var n int64
 		if n, err = buf.ReadFrom(io.LimitReader(res.Body, limit+1)); err == nil && n > limit {

@@ -89,7 +89,7 @@ func readWebhookEndpoint(r record) WebhookEndpoint {
 		TimeoutMS:     tm,
 		CreatedAt:     r.when("created_at", "createdAt"),
 		UpdatedAt:     r.when("updated_at", "updatedAt"),
-		SigningSecret: r.str("signing_secret", "signingSecret", "secret"),
+		SigningSecret: r.str(webhookSecretNames...),
 		Raw:           r,
 	}
 	if h := r.object("headers"); len(h) > 0 {
@@ -131,6 +131,9 @@ func (c *Client) RegisterWebhook(ctx context.Context, reg WebhookRegistration) (
 	return ep, nil
 }
 
+// webhookSecretNames are the names of an endpoint's signing secret.
+var webhookSecretNames = []string{"signing_secret", "signingSecret", "secret"}
+
 // secretMember finds a signing secret in the text of an answer, as
 // readWebhookEndpoint names it, at any depth: the body of a refusal is
 // read as text, and may be cut short.
@@ -145,23 +148,55 @@ var secretMember = regexp.MustCompile(`"(?:signing_secret|signingSecret|secret)"
 // secret cannot be masked (too short to tell from text): the body is then
 // to be withheld.
 func (c *Client) learnRefusedSecrets(body []byte) bool {
+	var found []string
+	// The pattern finds the members of a body cut short, and each of a
+	// name written twice, of which decoding keeps the last.
 	for _, m := range secretMember.FindAllSubmatch(body, -1) {
 		var s string
 		if json.Unmarshal(append(append([]byte{'"'}, m[1]...), '"'), &s) != nil {
 			return false // an escape JSON has not: what it holds is unknown
 		}
+		found = append(found, s)
+	}
+	// Decoding finds those whose name is escaped ("\u0073igning_secret"),
+	// which the pattern does not, and reads them as readWebhookEndpoint
+	// would.
+	var doc any
+	if json.Unmarshal(body, &doc) == nil {
+		found = appendSecrets(found, doc)
+	}
+	red := c.cfg.Redactor
+	if red == nil {
+		red = c.red
+	}
+	for _, s := range found {
 		if s == "" {
 			continue
-		}
-		red := c.cfg.Redactor
-		if red == nil {
-			red = c.red
 		}
 		if red.Learn("the signing secret in the platform's refusal of a webhook registration", s) != nil {
 			return false
 		}
 	}
 	return true
+}
+
+// appendSecrets appends the signing secrets of v, at any depth, as
+// readWebhookEndpoint reads each of its names.
+func appendSecrets(found []string, v any) []string {
+	switch x := v.(type) {
+	case map[string]any:
+		for _, name := range webhookSecretNames {
+			found = append(found, record(x).str(name))
+		}
+		for _, e := range x {
+			found = appendSecrets(found, e)
+		}
+	case []any:
+		for _, e := range x {
+			found = appendSecrets(found, e)
+		}
+	}
+	return found
 }
 
 // ListWebhooks lists the endpoints of the workspace (without secrets).

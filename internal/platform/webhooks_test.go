@@ -137,6 +137,9 @@ func TestRefusedRegistrationShowsNoSecret(t *testing.T) {
 		{name: "nested, beside a message", body: `{"error":"endpoint limit reached","data":{"endpoint":{"secret":"` + planted + `"}}}`, gone: planted, keep: "endpoint limit reached", status: http.StatusBadRequest},
 		{name: "escaped", body: `{"signingSecret":"whsec_PLANTED\u00300123456789"}`, gone: `PLANTED\u0030`, status: http.StatusConflict},
 		{name: "an escape JSON has not", body: `{"signing_secret":"whsec_PLANTED\q0123456789"}`, gone: `PLANTED\q`, status: http.StatusConflict},
+		{name: "name escaped", body: `{"error":"endpoint limit reached","endpoint":{"\u0073igning_secret":"` + planted + `"}}`, gone: planted, keep: "endpoint limit reached", status: http.StatusConflict},
+		{name: "name escaped, value split in escapes", body: `{"error":"x","data":[{"s\u0065cret" : "whsec_PLANTED\u0030123\u00345678\u0039"}]}`, gone: "whsec_PLANTED", status: http.StatusConflict},
+		{name: "named twice", body: `{"error":"x","signing_secret":"` + planted + `","signing_secret":"whsec_OTHER0123456789"}`, gone: planted, keep: "409: x", status: http.StatusConflict},
 		{name: "too short to mask", body: `{"signing_secret":"whsec_sh0rt"}`, gone: "sh0rt", status: http.StatusConflict},
 		{name: "no redactor given", body: `{"id":"whe_1","signing_secret":"` + planted + `"}`, gone: planted, keep: "whe_1", status: http.StatusConflict, noBase: true},
 	} {

@@ -542,6 +542,11 @@ func (s *Session) expandObject(m map[string]any) (map[string]any, error) {
 	}
 	out := make(map[string]any, len(m))
 	for k, v := range m {
+		// A member's name is sent as written, as its value is: a key
+		// in it would reach the platform's records as surely.
+		if s.opts.Redactor.Contains(k) {
+			return nil, errSecretName
+		}
 		x, err := s.expandValue(v)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", k, err)

@@ -83,25 +83,51 @@ func TestMaskFailureDiffIgnoresCase(t *testing.T) {
 	}
 }
 
-// What a session sends holds no secret, written out or expanded, in any
-// form: each place a suite's text goes to the platform (a say, a session
-// parameter and an integration attribute, a probe's number, message and
-// call metadata, the shared id a handoff state is read by) errors the
-// case as a configuration error at its place, before the call, and the
-// result holds no form of the key. Expected values may hold one: they are
-// compared, not sent (TestRunnerRedactsWhatItRecords). Before, each was
-// sent as it was, masked only in the result.
-func TestSentTextHoldsNoSecret(t *testing.T) {
-	t.Parallel()
-	const key = "eyJhbGci.PLANTED+key/0123"
+// plantedSentKey is the key the tests of sent texts plant.
+const plantedSentKey = "eyJhbGci.PLANTED+key/0123"
+
+// plantedSentEnv is a simulator whose runs mask plantedSentKey, which
+// the variable LEAK holds.
+func plantedSentEnv(t *testing.T) (*confirmEnv, Options) {
+	t.Helper()
 	e := newConfirmEnv(t, nil)
 	opts := e.opts()
-	red, err := secret.New(key)
+	red, err := secret.New(plantedSentKey)
 	if err != nil {
 		t.Fatal(err)
 	}
 	opts.Redactor = red
-	opts.Getenv = func(name string) (string, bool) { return key, name == "LEAK" }
+	opts.Getenv = func(name string) (string, bool) { return plantedSentKey, name == "LEAK" }
+	return e, opts
+}
+
+// What a session sends holds no secret, written out or expanded, in any
+// form: each place a suite's text goes to the platform (a say, a session
+// parameter and an integration attribute, a probe's number, message and
+// call metadata, the shared id a handoff state is read by; of metadata
+// and attributes, the members' names too) errors the
+// case as a configuration error at its place, before the call, and the
+// result holds no form of the key. Expected values may hold one: they are
+// compared, not sent (TestRunnerRedactsWhatItRecords). Before, each was
+// sent as it was, masked only in the result.
+// noPlantedKey fails t when res holds a form of plantedSentKey.
+func noPlantedKey(t *testing.T, res *result.Result) {
+	t.Helper()
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, form := range secret.Forms(plantedSentKey) {
+		if strings.Contains(string(b), form) {
+			t.Errorf("the result holds %q:\n%s", form, b)
+		}
+	}
+}
+
+func TestSentTextHoldsNoSecret(t *testing.T) {
+	t.Parallel()
+	const key = plantedSentKey
+	e, opts := plantedSentEnv(t)
 	res, err := Run(context.Background(), loadYAML(t, `suite: leaks
 agent: `+e.clinic+`
 scenarios:
@@ -131,19 +157,25 @@ scenarios:
     turns:
       - say: hi
         metadata: {a: [{b: "${env:LEAK}"}]}
+  - name: turn metadata key
+    turns:
+      - say: hi
+        metadata: {"`+key+`": x}
+  - name: nested metadata key
+    turns:
+      - say: hi
+        metadata: {a: [{"`+key+`": x}]}
+  - name: call metadata key
+    probe: {outbound_call: {to: "+447700900001", metadata: {"`+key+`": x}}}
+  - name: attribute key
+    start: {integration_attributes: {"`+key+`": v}}
+    turns:
+      - say: hi
 `), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := json.Marshal(res)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, form := range secret.Forms(key) {
-		if strings.Contains(string(b), form) {
-			t.Errorf("the result holds %q:\n%s", form, b)
-		}
-	}
+	noPlantedKey(t, res)
 	for i, want := range []string{
 		"confirm.yaml:8:7: confirm: handoff_state: shared_id: ",
 		"confirm.yaml:10:13: probe: sms: to: ",
@@ -153,10 +185,62 @@ scenarios:
 		"confirm.yaml:19:5: start: channel: ",
 		"confirm.yaml:23:5: start: integration_attributes.k: ",
 		"confirm.yaml:28:9: turn 1: metadata: a: b: ",
+		"confirm.yaml:32:9: turn 1: metadata: a member's name ",
+		"confirm.yaml:36:9: turn 1: metadata: a: a member's name ",
+		"confirm.yaml:39:13: probe: outbound_call: metadata: a member's name ",
+		"confirm.yaml:41:5: start: integration_attributes: a member's name ",
 	} {
 		a := res.Files[0].Cases[i].Last()
 		if a.Error == nil || a.Error.Kind != result.KindConfig || a.Error.Pos.String()+": "+a.Error.Message != want+errSecretText.Error() {
 			t.Errorf("%s: error %+v, want %s%v", res.Files[0].Cases[i].Name, a.Error, want, errSecretText)
+		}
+	}
+}
+
+// TestFeatureMetadataSendsNoSecret: the "with the metadata:" table of a
+// feature sends no key, written in a key cell or a value cell, or filled
+// in from an Examples row; each errors its case unsent. Before, a key
+// cell was sent as written.
+func TestFeatureMetadataSendsNoSecret(t *testing.T) {
+	t.Parallel()
+	const key = plantedSentKey
+	e, opts := plantedSentEnv(t)
+	res, err := Run(context.Background(), loadFiles(t, map[string]string{"m.feature": `@agent:` + e.clinic + `
+Feature: metadata
+  Scenario: key cell
+    When the user says "hi" with the metadata:
+      | ` + key + ` | x |
+
+  Scenario: value cell
+    When the user says "hi" with the metadata:
+      | a | ` + key + ` |
+
+  Scenario Outline: examples
+    When the user says "hi" with the metadata:
+      | <k> | <v> |
+
+    Examples:
+      | k     | v     |
+      | ` + key + ` | x |
+      | a     | ` + key + ` |
+`}), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := res.Files[0].Cases
+	// An outline's name holds its Examples row: the command refuses a
+	// name that holds a key before it runs (TestNamesHoldingAKeyAreRefused).
+	for _, c := range cases {
+		c.Name = ""
+	}
+	noPlantedKey(t, res)
+	if len(cases) != 4 {
+		t.Fatalf("%d cases, want 4", len(cases))
+	}
+	for _, c := range cases {
+		a := c.Last()
+		if a.Error == nil || a.Error.Kind != result.KindConfig || !strings.Contains(a.Error.Message, errSecretText.Error()) || len(a.Turns) > 1 {
+			t.Errorf("%s: error %+v, %d turns; want the secret refused unsent after the greeting", c.Pos, a.Error, len(a.Turns))
 		}
 	}
 }

@@ -547,6 +547,9 @@ func (s *Session) startRequest() (platform.ChatStart, error) {
 	if len(st.IntegrationAttributes) > 0 {
 		req.IntegrationAttributes = make(map[string]any, len(st.IntegrationAttributes))
 		for k, v := range st.IntegrationAttributes {
+			if s.opts.Redactor.Contains(k) {
+				return req, fmt.Errorf("integration_attributes: %w", errSecretName)
+			}
 			if req.IntegrationAttributes[k], err = s.sendable(v); err != nil {
 				return req, fmt.Errorf("integration_attributes.%s: %w", k, err)
 			}
@@ -746,6 +749,10 @@ func (s *Session) sendable(text string) (string, error) {
 	}
 	return out, err
 }
+
+// errSecretName is errSecretText of a member's name, sent as written: the
+// name is not said, as the member it is would quote it.
+var errSecretName = fmt.Errorf("a member's name %w", errSecretText)
 
 var errSecretText = errors.New("holds a key or secret of the target, which a suite never sends: a key goes only in the headers of a call to its own host; remove it (or the reference that expands to it)")
 
