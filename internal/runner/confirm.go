@@ -113,9 +113,10 @@ func (s *Session) confirm(c *assert.Confirm, convID string, waitEnded bool) (ok,
 	// A feature confirms in several steps; a step without record checks
 	// after one that read the record need not wait for it again.
 	var conv *reply.Conversation
+	var convRec *result.Confirmation // the record's line, when read here
 	if c.Conversation != nil || s.recordRead != convID || (waitEnded && !s.recordEnded) {
 		var stop, retry bool
-		conv, stop, retry = s.readConversation(c.Pos, convID, waitEnded)
+		conv, convRec, stop, retry = s.readConversation(c.Pos, convID, waitEnded)
 		if stop {
 			return false, retry
 		}
@@ -166,9 +167,8 @@ func (s *Session) confirm(c *assert.Confirm, convID string, waitEnded bool) (ok,
 		fails = append(fails, cf...)
 	}
 	if conv != nil {
-		// The record's line (readConversation's, the last one) holds
-		// when its fields passed.
-		s.a.Confirmations[len(s.a.Confirmations)-1].Held = len(fails) == 0 && uncounted == nil
+		// The record's line holds when its fields passed.
+		convRec.Held = len(fails) == 0 && uncounted == nil
 	}
 
 	if h := c.HandoffState; h != nil {
@@ -234,9 +234,10 @@ func (s *Session) confirmStopped(fails []assert.Failure, retry bool) (ok, again 
 // exists and, when waitEnded, no longer is in progress. At the bound it
 // returns what it last read (nil when the record never appeared): the
 // checks then say what is wrong. stop is true when the attempt ended on a
-// platform problem or an interruption.
-func (s *Session) readConversation(pos diag.Pos, convID string, waitEnded bool) (conv *reply.Conversation, stop, retry bool) {
-	rec := &result.Confirmation{Pos: pos, Kind: result.ConfirmConversation, Subject: convID}
+// platform problem or an interruption. rec is the read's line among the
+// attempt's confirmations.
+func (s *Session) readConversation(pos diag.Pos, convID string, waitEnded bool) (conv *reply.Conversation, rec *result.Confirmation, stop, retry bool) {
+	rec = &result.Confirmation{Pos: pos, Kind: result.ConfirmConversation, Subject: convID}
 	started := s.opts.Now()
 	defer func() {
 		rec.Duration = s.opts.Now().Sub(started)
@@ -256,17 +257,17 @@ func (s *Session) readConversation(pos diag.Pos, convID string, waitEnded bool) 
 		return !waitEnded || !got.InProgress, nil
 	})
 	if err != nil {
-		return nil, true, s.platformFailed(pos, "confirm: read conversation "+convID, err)
+		return nil, rec, true, s.platformFailed(pos, "confirm: read conversation "+convID, err)
 	}
 	if conv == nil {
 		rec.Summary = fmt.Sprintf("not recorded within %s", s.opts.ConfirmTimeout)
-		return nil, false, false
+		return nil, rec, false, false
 	}
 	rec.Found, rec.Summary = true, conversationSummary(conv)
 	if waitEnded && conv.InProgress {
 		rec.Summary += fmt.Sprintf(" (still in progress after %s)", s.opts.ConfirmTimeout)
 	}
-	return conv, false, false
+	return conv, rec, false, false
 }
 
 // confirmHandoff reads the handoff state (by shared id when the check
