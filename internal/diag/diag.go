@@ -112,6 +112,11 @@ func Excerpt(line string, col int) (string, int) {
 	if r == nil {
 		return line, col
 	}
+	return excerptOf(r, start, end, col)
+}
+
+// excerptOf is the excerpt of runes r, [start, end), and col in it.
+func excerptOf(r []rune, start, end, col int) (string, int) {
 	var b strings.Builder
 	if start > 0 {
 		b.WriteString("…")
@@ -171,13 +176,26 @@ func MaskedExcerpt(line string, col int, mask func(string) string, reach int) (s
 		}
 		win, wcol := maskLine(line[lo:hi], wcol, mask)
 		r, start, end := excerptRunes(win, wcol)
-		if r == nil && (lo > 0 || hi < len(line)) {
+		switch {
+		case r == nil && lo == 0 && hi == len(line):
+			return win, wcol // the whole line, short once masked
+		case r == nil:
 			continue // masks shortened the part to less than an excerpt
-		}
-		if r == nil || (lo == 0 || len(string(r[:start])) >= reach) && (hi == len(line) || len(string(r[end:])) >= reach) {
-			return Excerpt(win, wcol)
+		case (lo == 0 || runeOffset(win, start) >= reach) && (hi == len(line) || len(win)-runeOffset(win, end) >= reach):
+			return excerptOf(r, start, end, wcol)
 		}
 	}
+}
+
+// runeOffset is the byte offset in s of its n-th rune (as []rune(s)
+// counts them: an invalid byte is one).
+func runeOffset(s string, n int) int {
+	i := 0
+	for ; n > 0 && i < len(s); n-- {
+		_, w := utf8.DecodeRuneInString(s[i:])
+		i += w
+	}
+	return i
 }
 
 // maskLine returns line with mask applied and the column of line's
