@@ -447,7 +447,11 @@ func (o *outputs) write(st *State, res *result.Result) []error {
 	var errs []error
 	if o.cucumber != "" {
 		errs = append(errs, writeReport(st, o.cucumber, func(w io.Writer) error {
-			docs, err := maskDocs(cmp.Or(o.mask, knownKeys(st, nil)), o.docs)
+			red := o.mask
+			if red == nil {
+				red = knownKeys(st, nil) // merge: no target, the environment's keys
+			}
+			docs, err := maskDocs(red, o.docs)
 			if err != nil {
 				return err
 			}
