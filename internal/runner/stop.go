@@ -49,7 +49,7 @@ type stopper struct {
 	reached map[string]bool
 	// serving holds what the conversations the platform opened show it
 	// serves (servedBy).
-	serving map[string]bool
+	serving map[servedThing]bool
 	stop    *result.Stop
 }
 
@@ -84,20 +84,28 @@ func (s *stopper) decide(st *result.Stop) {
 // debug chat, that its build host knows the agent; a session over
 // Messaging, that the Messaging API answers at its host (it says nothing
 // of the build host, which may be another region's).
-func servedBy(greeting *platform.Exchange, agent string) string {
+func servedBy(greeting *platform.Exchange, agent string) servedThing {
 	if greeting.Messaging != nil {
-		return "messaging " + greeting.Host
+		return servedThing{messaging: true, name: greeting.Host}
 	}
-	return "agent " + agent
+	return servedThing{name: agent}
+}
+
+// servedThing is what a conversation shows the platform serves: an agent
+// its build host knows, or a host where the Messaging API answers. A key
+// of two fields, not one string made of them: every attempt records one.
+type servedThing struct {
+	messaging bool
+	name      string
 }
 
 // open records what a conversation the platform opened shows it serves
 // (servedBy).
-func (s *stopper) open(what string) {
+func (s *stopper) open(what servedThing) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.serving == nil {
-		s.serving = map[string]bool{}
+		s.serving = map[servedThing]bool{}
 	}
 	s.serving[what] = true
 }
@@ -108,15 +116,15 @@ func (s *stopper) open(what string) {
 // platform's error of one case, and hint, the end of the case's error
 // that blamed the configuration, is to be said instead as says.
 func (s *stopper) served(cause *result.Stop) (hint, says string, ok bool) {
-	var what string
+	var what servedThing
 	switch {
 	case cause == nil:
 		return "", "", false
 	case cause.Kind == result.StopUnknownAgent:
-		what, hint = "agent "+cause.Agent, hintAgentID
+		what, hint = servedThing{name: cause.Agent}, hintAgentID
 		says = fmt.Sprintf(" (the platform opened a session of agent %q earlier in the run: its error, not the agent id's)", cause.Agent)
 	case cause.Kind == result.StopNoMessagingAPI:
-		what, hint = "messaging "+cause.Host, hintMessagingURL
+		what, hint = servedThing{messaging: true, name: cause.Host}, hintMessagingURL
 		says = " (the Messaging API opened a session at this address earlier in the run: its error, not the messaging_url's)"
 	default:
 		return "", "", false
