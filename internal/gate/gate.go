@@ -590,10 +590,27 @@ func FromComparison(path string, c *compare.Comparison) Evidence {
 		ev.Why = ""
 	}
 	ev.Derived, ev.DerivedWhy = c.Verdict()
+	// The candidate's cases: which talked to a deployment, by status
+	// (those under a quarantine that holds apart), and which gate.
+	ev.GatingOf = map[Key]int{}
 	var ran []Key
 	for _, p := range c.Pairs {
-		if p != nil && p.Candidate != nil && talked(p.Candidate.Status, p.Candidate.Agent) {
-			ran = append(ran, Key{p.Candidate.Agent, p.Candidate.Env})
+		if p == nil || p.Candidate == nil {
+			continue
+		}
+		cc := p.Candidate
+		k := Key{cc.Agent, cc.Env}
+		if talked(cc.Status, cc.Agent) {
+			ran = append(ran, k)
+		}
+		if p.Quarantined && cc.Status.Ran() {
+			ev.Quarantined++
+		} else {
+			ev.Cases[cc.Status]++
+		}
+		if !p.Quarantined && p.Class.Compared() {
+			ev.Gating++
+			ev.GatingOf[k]++
 		}
 	}
 	ev.Unrecorded = unrecorded(ran, cand.Deployments)
@@ -603,25 +620,6 @@ func FromComparison(path string, c *compare.Comparison) Evidence {
 	}
 	if cand.Kind == compare.KindReport && (cand.Shard != nil || cand.Rerun != nil || len(cand.ForcedMerge) > 0) {
 		ev.Candidate = &StoredRun{Path: cmp.Or(cand.Report, cand.Spec), Shard: cand.Shard, Rerun: cand.Rerun, ForcedMerge: cand.ForcedMerge}
-	}
-	ev.GatingOf = map[Key]int{}
-	for _, p := range c.Pairs {
-		if p == nil || p.Quarantined || p.Candidate == nil {
-			continue
-		}
-		if p.Class.Compared() {
-			ev.Gating++
-			ev.GatingOf[Key{p.Candidate.Agent, p.Candidate.Env}]++
-		}
-	}
-	for _, p := range c.Pairs {
-		switch {
-		case p == nil || p.Candidate == nil:
-		case p.Quarantined && p.Candidate.Status.Ran():
-			ev.Quarantined++
-		default:
-			ev.Cases[p.Candidate.Status]++
-		}
 	}
 	return ev
 }
