@@ -515,6 +515,9 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle, x *expansions, 
 				if se.Col > 0 && asWritten {
 					d.Pos.Col += utf8.RuneCountInString(in.Keyword) + se.Col - 1
 				}
+				if at, ok := fl.tableCell(ps, astStep, se.Row, se.Cell); ok {
+					d.Pos = at
+				}
 				if se.Captures != "" {
 					scope[se.Captures] = true
 				}
@@ -762,19 +765,33 @@ func (fl *featureLoader) eventTypes(exp *assert.Expect, in steps.Input, ps *mess
 			// One type per row, after the header when there is one.
 			n := map[string]int{"includes": len(ev.Includes), "excludes": len(ev.Excludes), "sequence": len(ev.Sequence)}[list]
 			if ast != nil && ast.DataTable != nil {
-				rows := ast.DataTable.Rows
-				if r := len(rows) - n + i; r >= 0 && r < len(rows) && len(rows[r].Cells) > 0 {
-					cell := rows[r].Cells[0]
-					if pos, ok := fl.placeholderCell(ps, cell.Value); ok {
-						return pos, true
-					}
-					return fl.pos(cell.Location), true
+				if pos, ok := fl.tableCell(ps, ast, len(ast.DataTable.Rows)-n+i+1, 1); ok {
+					return pos, true
 				}
 			}
 			return at, true
 		}
 		return fl.quotedAt(in, ps, ast, asWritten), true
 	})...)
+}
+
+// tableCell is where cell (from 1) of row (from 1) of a step's DataTable
+// is written: the Examples cell when the cell is an Outline's
+// <placeholder>, since the value at fault comes from there. ok is false
+// when the step has no such cell (row 0: the error is of no cell).
+func (fl *featureLoader) tableCell(ps *messages.PickleStep, ast *messages.Step, row, cell int) (diag.Pos, bool) {
+	if ast == nil || ast.DataTable == nil || row < 1 || row > len(ast.DataTable.Rows) {
+		return diag.Pos{}, false
+	}
+	cells := ast.DataTable.Rows[row-1].Cells
+	if len(cells) == 0 {
+		return diag.Pos{}, false
+	}
+	c := cells[min(max(cell, 1), len(cells))-1]
+	if pos, ok := fl.placeholderCell(ps, c.Value); ok {
+		return pos, true
+	}
+	return fl.pos(c.Location), true
 }
 
 // keepRefs is the expander of setup steps at load time: references stay

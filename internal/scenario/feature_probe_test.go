@@ -115,7 +115,7 @@ func TestFeatureProbeRules(t *testing.T) {
 		{"bad status", "    When an outbound call is placed to \"+447700900001\"\n    Then the call ends with status \"queued\"\n",
 			[]string{`6:36: "queued" is not a final call status`}, true},
 		{"unknown record field", "    When the user says \"hi\"\n    Then the conversation record shows:\n      | num_turn | 2 |\n",
-			[]string{`6:5: unknown field "num_turn"`, `6:5: did you mean "num_turns"?`}, true},
+			[]string{`7:9: unknown field "num_turn"`, `7:9: did you mean "num_turns"?`}, true},
 		{"call status without a probe", "    When the user says \"hi\"\n    Then the call ends with status \"success\"\n",
 			[]string{"6:5: has no call to wait for"}, true},
 		// As YAML refuses outbound_call: {to: ""}.

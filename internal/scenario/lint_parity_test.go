@@ -102,7 +102,7 @@ func TestLintParity(t *testing.T) {
       | num_turns | at least 1.5 |
 `,
 			wantYAML:    []string{`s.yaml:5:62: conversation.num_turns: min: 1.5 ~ is not a whole number 0 or more`},
-			wantFeature: []string{`s.feature:6:5: ~ num_turns: 1.5 is not a whole number 0 or more`},
+			wantFeature: []string{`s.feature:8:21: ~ num_turns: 1.5 is not a whole number 0 or more`},
 		},
 		{
 			// Run, the confirmation failed the agent ("there is no

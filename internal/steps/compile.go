@@ -49,6 +49,11 @@ type Error struct {
 	// excluded), of the part at fault: the opening quote of a bad
 	// argument. 0 means the step as a whole.
 	Col int
+	// Row and Cell locate the table cell at fault, each counted from 1
+	// in the step's table as written (a header row counted); 0 means no
+	// cell. A loader points there rather than at the step, so a mistake
+	// in a long table is found by its line.
+	Row, Cell int
 	// Captures is the name a capture step refused for its pattern would
 	// have given its value: a loader keeps the name in scope, so that the
 	// step's one mistake is not reported again at every later ${name}.
@@ -389,23 +394,43 @@ func (c *call) regex(i int) error {
 	return nil
 }
 
+// pair is one | first | second | row of a two-column table; row is its
+// number in the table as written, from 1 (a header counted), for an
+// Error's Row.
+type pair struct {
+	key, value string
+	row        int
+}
+
 // pairs reads a two-column table; a first row naming the columns (e.g.
 // | key | value |) is a header and skipped.
-func (c *call) pairs(first, second string) ([][2]string, error) {
-	var out [][2]string
+func (c *call) pairs(first, second string) ([]pair, error) {
+	var out []pair
 	for i, row := range c.table {
 		if len(row) != 2 {
-			return nil, &Error{Message: fmt.Sprintf("step %q: table row %d has %d cells, want 2: | %s | %s |", c.step, i+1, len(row), first, second)}
+			return nil, c.badRow(i, row, fmt.Sprintf("| %s | %s |", first, second))
 		}
 		if i == 0 && isHeader(row[0], first, "name", "key", "attribute") && isHeader(row[1], second) {
 			continue
 		}
-		out = append(out, [2]string{row[0], row[1]})
+		out = append(out, pair{key: row[0], value: row[1], row: i + 1})
 	}
 	if len(out) == 0 {
 		return nil, &Error{Message: fmt.Sprintf("step %q: table has no rows", c.step)}
 	}
 	return out, nil
+}
+
+// badRow is the error of table row i (from 0) whose number of cells is
+// not that of want, the row's shape: at its first extra cell, or at its
+// first cell when it has too few.
+func (c *call) badRow(i int, row []string, want string) *Error {
+	n := strings.Count(want, "|") - 1
+	cell := 1
+	if len(row) > n {
+		cell = n + 1
+	}
+	return &Error{Message: fmt.Sprintf("step %q: table row %d has %d cells, want %d: %s", c.step, i+1, len(row), n, want), Row: i + 1, Cell: cell}
 }
 
 // column reads a one-column table; a first row equal to the column name is
@@ -414,7 +439,7 @@ func (c *call) column(name string) ([]string, error) {
 	var out []string
 	for i, row := range c.table {
 		if len(row) != 1 {
-			return nil, &Error{Message: fmt.Sprintf("step %q: table row %d has %d cells, want 1: | %s |", c.step, i+1, len(row), name)}
+			return nil, c.badRow(i, row, "| "+name+" |")
 		}
 		if i == 0 && isHeader(row[0], name, name+"s") {
 			continue

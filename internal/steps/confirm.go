@@ -164,8 +164,12 @@ func recordStep(c *call) (*Step, error) {
 	return confirmStep(c, func(c *call, x Expander, compiling bool, cf *assert.Confirm) error {
 		cc := &assert.ConversationChecks{Pos: c.pos}
 		for _, r := range rows {
-			if err := recordRow(c, cc, r[0], r[1], x, compiling); err != nil {
-				return &Error{Message: fmt.Sprintf("step %q: row | %s | %s |: %v", c.step, r[0], r[1], err), Hint: hintOf(err), err: err}
+			if err := recordRow(c, cc, r.key, r.value, x, compiling); err != nil {
+				cell := 1
+				if v, ok := errors.AsType[*badValue](err); ok {
+					cell, err = 2, v.err
+				}
+				return &Error{Message: fmt.Sprintf("step %q: row | %s | %s |: %v", c.step, r.key, r.value, err), Hint: hintOf(err), err: err, Row: r.row, Cell: cell}
 			}
 		}
 		cf.Conversation = cc
@@ -175,6 +179,12 @@ func recordStep(c *call) (*Step, error) {
 
 // hinted is an error with a hint for the step's Error.
 type hinted struct{ msg, hint string }
+
+// badValue is a record row's error in its value cell, not its field's.
+type badValue struct{ err error }
+
+func (b *badValue) Error() string { return b.err.Error() }
+func (b *badValue) Unwrap() error { return b.err }
 
 func (h *hinted) Error() string { return h.msg }
 
@@ -199,6 +209,12 @@ func recordRow(c *call, cc *assert.ConversationChecks, rawField, value string, x
 		}
 		v, err := x(value)
 		return strings.TrimSpace(v), err == nil, err
+	}
+	inValue := func(err error) error {
+		if err == nil {
+			return nil
+		}
+		return &badValue{err}
 	}
 	head, rest, nested := strings.Cut(field, ".")
 	if nested {
@@ -225,11 +241,11 @@ func recordRow(c *call, cc *assert.ConversationChecks, rawField, value string, x
 			case "count":
 				v, ok, err := scalar()
 				if err != nil || !ok {
-					return err
+					return inValue(err)
 				}
 				n, err := parseCount(field, v)
 				if err != nil {
-					return err
+					return inValue(err)
 				}
 				n.Pos = pos
 				cc.Turns.Count = n
@@ -242,7 +258,7 @@ func recordRow(c *call, cc *assert.ConversationChecks, rawField, value string, x
 					}
 				}
 				if len(names) == 0 {
-					return &hinted{msg: "turns.intents lists no intent", hint: "write the intents found in some turn, separated by commas"}
+					return inValue(&hinted{msg: "turns.intents lists no intent", hint: "write the intents found in some turn, separated by commas"})
 				}
 				cc.Turns.Intents = &assert.IntentsCheck{Pos: pos, Includes: names}
 				return nil
@@ -250,7 +266,7 @@ func recordRow(c *call, cc *assert.ConversationChecks, rawField, value string, x
 				// Contains, not equals: the rows of a call's transcript
 				// are many, and a designer checks what was said in it.
 				if strings.TrimSpace(value) == "" {
-					return &hinted{msg: "turns.responses has no text", hint: "write what the agent said in some turn"}
+					return inValue(&hinted{msg: "turns.responses has no text", hint: "write what the agent said in some turn"})
 				}
 				cc.Turns.Responses = &assert.Text{Pos: pos, Contains: &value}
 				return nil
@@ -273,22 +289,22 @@ func recordRow(c *call, cc *assert.ConversationChecks, rawField, value string, x
 	case assert.NumberField:
 		v, ok, err := scalar()
 		if err != nil || !ok {
-			return err
+			return inValue(err)
 		}
 		n, err := parseCount(field, v)
 		if err != nil {
-			return err
+			return inValue(err)
 		}
 		n.Pos = pos
 		cc.Fields = append(cc.Fields, assert.FieldCheck{Pos: pos, Field: field, Number: n})
 	case assert.BoolField:
 		v, ok, err := scalar()
 		if err != nil || !ok {
-			return err
+			return inValue(err)
 		}
 		b, err := strconv.ParseBool(v)
 		if err != nil || (v != "true" && v != "false") {
-			return &hinted{msg: fmt.Sprintf("%s is true or false, not %q", field, v), hint: "write true or false"}
+			return inValue(&hinted{msg: fmt.Sprintf("%s is true or false, not %q", field, v), hint: "write true or false"})
 		}
 		cc.Fields = append(cc.Fields, assert.FieldCheck{Pos: pos, Field: field, Bool: &assert.Bool{Pos: pos, Value: b}})
 	default:

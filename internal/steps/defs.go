@@ -388,11 +388,11 @@ func setupTable(c *call) (*Step, error) {
 	st := c.newStep(Setup)
 	st.Setup = func(p *Params, x Expander) error {
 		for _, r := range rows {
-			k, err := x(r[0])
+			k, err := x(r.key)
 			if err != nil {
 				return err
 			}
-			v, err := x(r[1])
+			v, err := x(r.value)
 			if err != nil {
 				return err
 			}
@@ -413,15 +413,15 @@ func sayWithMetadata(c *call) (*Step, error) {
 	}
 	meta := make(map[string]any, len(rows))
 	for _, r := range rows {
-		switch k := r[0]; {
+		switch k := r.key; {
 		case k == "":
-			return nil, &Error{Message: fmt.Sprintf("step %q: a metadata key is empty", c.step)}
+			return nil, &Error{Message: fmt.Sprintf("step %q: a metadata key is empty", c.step), Row: r.row, Cell: 1}
 		case strings.Contains(k, "${"):
-			return nil, &Error{Message: fmt.Sprintf("step %q: metadata key %q: ${...} is not expanded in a key, which is sent as written", c.step, k)}
+			return nil, &Error{Message: fmt.Sprintf("step %q: metadata key %q: ${...} is not expanded in a key, which is sent as written", c.step, k), Row: r.row, Cell: 1}
 		case meta[k] != nil:
-			return nil, &Error{Message: fmt.Sprintf("step %q: metadata key %q is written twice", c.step, k)}
+			return nil, &Error{Message: fmt.Sprintf("step %q: metadata key %q is written twice", c.step, k), Row: r.row, Cell: 1}
 		}
-		meta[r[0]] = r[1]
+		meta[r.key] = r.value
 	}
 	st := c.newStep(Say)
 	st.Say, st.Metadata = c.args[0], meta
@@ -574,14 +574,14 @@ func stateTable(c *call) (*Step, error) {
 	}
 	return check(func(c *call, e *assert.Expect) error {
 		for _, r := range rows {
-			k, err := c.x(r[0])
+			k, err := c.x(r.key)
 			if err != nil {
 				return err
 			}
 			if !reply.ValidPath(k) {
-				return &Error{Message: fmt.Sprintf("step %q: %s", c.step, invalidStateKey(r[0]))}
+				return &Error{Message: fmt.Sprintf("step %q: %s", c.step, invalidStateKey(r.key)), Row: r.row, Cell: 1}
 			}
-			v := r[1]
+			v := r.value
 			e.State = append(e.State, assert.StateCheck{Pos: c.pos, Key: k, Match: &assert.Text{Pos: c.pos, Exact: &v}})
 		}
 		return nil
