@@ -174,8 +174,9 @@ func TestRunDeploymentChangedMidRun(t *testing.T) {
 		}
 		return false
 	})
-	report := filepath.Join(t.TempDir(), "r.json")
-	c := newCLI(t, "testdata/pass", env, "run", "--parallel", "1", "--json", report)
+	dir := t.TempDir()
+	report, junitReport := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.xml")
+	c := newCLI(t, "testdata/pass", env, "run", "--parallel", "1", "--json", report, "--junit", junitReport)
 	code := c.run(t)
 	out := c.stdout.String() + c.stderr.String()
 	id, _ := after.Load().(string)
@@ -186,6 +187,15 @@ func TestRunDeploymentChangedMidRun(t *testing.T) {
 	doc := readJSONReport(t, report)
 	if doc.Run.Status != "errored" || len(doc.Deployments) != 1 || !doc.Deployments[0].Changed || doc.Deployments[0].AfterID != id {
 		t.Errorf("JSON %+v", doc)
+	}
+	// A CI server's test view shows JUnit's counts: not all green.
+	xmlDoc, err := os.ReadFile(junitReport)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x := string(xmlDoc); !strings.Contains(x, `<testcase name="deployment of restaurant in sandbox unchanged" classname="run"`) ||
+		!strings.Contains(x, `<error message="`+want+`" type="deployment_changed">`) || !strings.Contains(x, `failures="0" errors="1">`) {
+		t.Errorf("JUnit does not count the change as an error:\n%s", x)
 	}
 	// The gate refuses that report, whatever is active now.
 	g := newCLI(t, "testdata/pass", env, "gate", report)

@@ -20,7 +20,10 @@ import (
 //     is on <testsuites> only when cases were skipped (see junitSuites);
 //   - one <testsuite> per suite file, in r.Files order: name = suite name,
 //     file = path, time = sum of its cases, timestamp = its first attempt;
-//     run-level checks get a last suite named "checks";
+//     run-level checks get a suite named "checks"; the run's own errors
+//     that no case carries (a deployment changed during the run, a stop
+//     before any case errored) are <error> testcases of a last suite
+//     named "run" (runErrors), so the counts are not all green;
 //   - one <testcase> per scenario (per expanded example row): classname =
 //     file path (the Terraform convention), file and line attributes for
 //     GitLab, <properties> with conversationId, agent, env, variant and
@@ -141,7 +144,9 @@ type junitSuite struct {
 	f          *result.File
 	cases      []*result.Case
 	r          *result.Result
-	counts     junit.Testsuite // Tests, Failures, Errors, Skipped
+	// extra are testcases of no case: the run's own errors (runErrors).
+	extra  []junitCase
+	counts junit.Testsuite // Tests, Failures, Errors, Skipped
 }
 
 // junitCase extends junit.Testcase with what v2.1.0 lacks: per-testcase
@@ -233,6 +238,15 @@ func WriteJUnit(w io.Writer, r *result.Result) error {
 	}
 	if len(r.Checks) > 0 {
 		doc.add(newSuite(len(r.Files), "checks", "", nil, r.Checks, r))
+	}
+	if errs := runErrors(r); len(errs) > 0 {
+		id := len(r.Files)
+		if len(r.Checks) > 0 {
+			id++
+		}
+		s := junitSuite{id: id, name: "run", r: r, extra: errs}
+		s.counts.Tests, s.counts.Errors = len(errs), len(errs)
+		doc.add(s)
 	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return fmt.Errorf("write junit report: %w", err)
@@ -352,7 +366,45 @@ func (s junitSuite) MarshalXML(e *xml.Encoder, start xml.StartElement) error {
 			return err
 		}
 	}
+	for _, tc := range s.extra {
+		if err := e.EncodeElement(tc, xml.StartElement{Name: xml.Name{Local: "testcase"}}); err != nil {
+			return err
+		}
+	}
 	return e.EncodeToken(start.End())
+}
+
+// runErrors are the errors of the run that no testcase carries, each an
+// <error> testcase of a last suite named "run": a deployment that changed
+// during the run (every case may have passed), and a stop that no case
+// errored on (the deployment read before the first case met a refused
+// key). A CI server's test view shows the counts, not the <testsuites>
+// properties; without these it shows all green, or all skipped, for a
+// run that errored. gotestsum writes a package's failure outside its
+// tests as a testcase the same way.
+func runErrors(r *result.Result) []junitCase {
+	var out []junitCase
+	add := func(name, typ, msg string) {
+		tc := junitCase{}
+		tc.Name, tc.Classname = xmlLine(name), "run"
+		tc.Time = seconds(0)
+		tc.Error = &junit.Result{Message: xmlLine(msg), Type: xmlLine(typ), Data: xmlLine(msg) + "\n"}
+		out = append(out, tc)
+	}
+	for _, d := range r.DeploymentChanges() {
+		add(fmt.Sprintf("deployment of %s in %s unchanged", d.Agent, d.Env), PropertyDeploymentChanged, d.ChangeMessage())
+	}
+	// A --fail-fast stop has no cause: the failure it stopped on is a
+	// testcase.
+	if st := r.Stop; st != nil && st.Cause != "" {
+		for _, c := range r.Cases() {
+			if c != nil && c.Status == result.Errored && !held(c) {
+				return out
+			}
+		}
+		add("run stopped", st.Kind, st.Reason+": "+st.Cause)
+	}
+	return out
 }
 
 // buildCase makes the <testcase> of one scenario.

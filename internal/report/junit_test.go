@@ -405,6 +405,47 @@ func TestJUnitCounts(t *testing.T) {
 			`tests="1" failures="0" errors="0" skipped="0"`}},
 		{name: "empty run", r: &result.Result{Started: t0, Target: result.Target{Name: "sim"}}, want: []string{
 			`tests="0" failures="0" errors="0"`}},
+		// The run's own errors are <error> testcases of a suite "run":
+		// without them a CI server's test view, which shows the counts,
+		// is all green for a run whose deployment changed, and all
+		// skipped for one stopped before its first case errored.
+		{name: "deployment changed", r: func() *result.Result {
+			r := *passing
+			r.Deployments = []*result.Deployment{{Agent: "clinic", Env: "sandbox", ID: "dep-1", After: "dep-2"}}
+			return &r
+		}(), want: []string{
+			`tests="2" failures="0" errors="1"`,
+			`tests="1" failures="0" errors="0" skipped="0"`,
+			`tests="1" failures="0" errors="1" skipped="0"`}},
+		{name: "stopped before any case errored", r: &result.Result{Started: t0, Target: result.Target{Name: "sim"},
+			Stop: &result.Stop{Kind: result.StopCredentials, Reason: result.ReasonCredentials, Cause: "401 from GET /v1/agents/{agentId}/deployments/active"},
+			Files: []*result.File{{Path: "suites/a.yaml", Suite: "a", Cases: []*result.Case{
+				{Name: "greets", Status: result.Skipped, SkipReason: result.ReasonCredentials}}}}}, want: []string{
+			`tests="2" failures="0" errors="1" skipped="1"`,
+			`tests="1" failures="0" errors="0" skipped="1"`,
+			`tests="1" failures="0" errors="1" skipped="0"`}},
+		{name: "stopped on a case's error", r: &result.Result{Started: t0, Target: result.Target{Name: "sim"},
+			Stop: &result.Stop{Kind: result.StopUnreachable, Reason: result.ReasonUnreachable, Cause: "connection refused"},
+			Files: []*result.File{{Path: "suites/a.yaml", Suite: "a", Cases: []*result.Case{
+				{Name: "errs", Status: result.Errored, Attempts: []*result.Attempt{{Number: 1, Status: result.Errored,
+					Error: &result.Error{Kind: result.KindNetwork, Message: "connection refused"}}}},
+				{Name: "greets", Status: result.Skipped, SkipReason: result.ReasonUnreachable}}}}}, want: []string{
+			`tests="2" failures="0" errors="1" skipped="1"`,
+			`tests="2" failures="0" errors="1" skipped="1"`}},
+		{name: "stopped on a quarantined case's error", r: &result.Result{Started: t0, Target: result.Target{Name: "sim"},
+			Stop: &result.Stop{Kind: result.StopUnreachable, Reason: result.ReasonUnreachable, Cause: "connection refused"},
+			Files: []*result.File{{Path: "suites/a.yaml", Suite: "a", Cases: []*result.Case{
+				{Name: "errs", Status: result.Errored, Quarantine: &result.Quarantine{Reason: "BUG-8", Until: "2099-01-01"}}}}}}, want: []string{
+			`tests="2" failures="0" errors="1" skipped="1"`,
+			`tests="1" failures="0" errors="0" skipped="1"`,
+			`tests="1" failures="0" errors="1" skipped="0"`}},
+		{name: "fail-fast stop", r: &result.Result{Started: t0, Target: result.Target{Name: "sim"},
+			Stop: &result.Stop{Kind: result.StopFailFast, Reason: result.ReasonFailFast},
+			Files: []*result.File{{Path: "suites/a.yaml", Suite: "a", Cases: []*result.Case{
+				{Name: "fails", Status: result.Failed},
+				{Name: "greets", Status: result.Skipped, SkipReason: result.ReasonFailFast}}}}}, want: []string{
+			`tests="2" failures="1" errors="0" skipped="1"`,
+			`tests="2" failures="1" errors="0" skipped="1"`}},
 		{name: "fixture", r: fixture(), want: []string{
 			`tests="14" failures="4" errors="1" skipped="3"`,
 			`tests="5" failures="2" errors="1" skipped="0"`,
