@@ -91,8 +91,10 @@ func cmdHistory(_ context.Context, st *State, args []string) error {
 		fmt.Fprintf(st.Stderr, "agenttest: history: %s %s the same run as %s%s: counted once\n",
 			strings.Join(others, " and "), verb, escape.Line(same[0].Path), when)
 	}
+	// A reader of the console that went away (agenttest history ... |
+	// head) has read what it wanted: no failure of the command.
 	if asJSON {
-		return history.WriteJSON(st.Stdout, h)
+		return consoleErr(0, history.WriteJSON(st.Stdout, h))
 	}
-	return history.WriteText(st.Stdout, h)
+	return consoleErr(0, history.WriteText(st.Stdout, h))
 }
