@@ -24,7 +24,10 @@ only on a retry after failing), how often the verdict flipped between
 passing and failing; and at the end the scenarios whose runs both passed
 and failed within one report (the agent's answers vary), the reports the
 platform, the network or the run kept from a verdict on the agent, and
-the scenarios that went from passing to failing. Scenarios are matched
+the scenarios that went from passing to failing, each with the
+deployment of its agent in the report it last passed in and in the one
+it failed in (the same id: the agent was not redeployed between them).
+Scenarios are matched
 by file and name, not by line. Reports may be anywhere (relative, ../ or
 absolute) and are named as given. A run given twice (the same report
 under two names, such as a latest.json copy beside the dated reports)

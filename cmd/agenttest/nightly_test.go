@@ -268,3 +268,49 @@ func TestNightlyHistory(t *testing.T) {
 		t.Errorf("history --json:\n%s", h.stdout)
 	}
 }
+
+// TestNightlyRegressionNamesDeployments runs two nights of the nightly
+// job against the simulator with a release promoted to live between them
+// (restaurant 1.0 → 1.1, whose reply to a reference asked before any
+// booking is reworded), and reads them back: the history's regression
+// names the deployment of each night, so the morning's reader sees that
+// a release broke it. Before, the line named the two reports alone.
+func TestNightlyRegressionNamesDeployments(t *testing.T) {
+	t.Parallel()
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	suite := "suite: nightly\nagent: restaurant\nscenarios:\n" +
+		"  - name: asks to book before a reference\n    turns:\n      - say: what was my reference?\n" +
+		"        expect: {response: {contains: 'Would you like to book a table?'}}\n"
+	dir := writeTree(t, map[string]string{"agenttest.yaml": liveTarget, "suites/nightly.yaml": suite})
+	clk := fakeclock.New()
+	night := func(report string, code int) {
+		t.Helper()
+		clk.Advance(24 * time.Hour)
+		c := newCLI(t, dir, simEnv(s), "run", "suites", "--target", "live", "--allow-live", "--json", report)
+		c.st.Now, c.st.Sleep = clk.Now, clk.Sleep
+		c.expect(t, code)
+	}
+	night("1.json", exitOK)
+	var live sim.Deployment
+	for _, step := range []func() (sim.Deployment, error){
+		func() (sim.Deployment, error) { return s.Server.Publish("restaurant", "1.1") },
+		func() (sim.Deployment, error) { return s.Server.Promote("restaurant", "pre-release", "") },
+		func() (sim.Deployment, error) { return s.Server.Promote("restaurant", "live", "") },
+	} {
+		var err error
+		if live, err = step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	night("2.json", exitFailed)
+	var first struct {
+		Deployments []struct{ ID string }
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "1.json"))
+	if err != nil || json.Unmarshal(b, &first) != nil || len(first.Deployments) != 1 {
+		t.Fatalf("night 1's report: %v\n%s", err, b)
+	}
+	h := newCLI(t, dir, nil, "history", "2.json", "1.json")
+	h.expect(t, exitOK, "went from passing to failing (1):\n  suites/nightly.yaml: asks to book before a reference: passed in report 1, failed in report 2; "+
+		"deployment of restaurant in live "+first.Deployments[0].ID+" (version 1.0) → "+live.ID+" (version 1.1) (redeployed)\n")
+}

@@ -157,12 +157,37 @@ func WriteText(w io.Writer, h *History) error {
 	} else {
 		fmt.Fprintf(&b, "went from passing to failing (%d):\n", len(reg))
 		for _, s := range reg {
-			fmt.Fprintf(&b, "  %s: %s in report %d, %s in report %d\n", escape.Line(s.File+": "+s.Name),
-				escape.Line(string(s.Verdicts[s.PassedIn])), s.PassedIn+1, escape.Line(string(s.Verdicts[s.FailedIn])), s.FailedIn+1)
+			fmt.Fprintf(&b, "  %s: %s in report %d, %s in report %d%s\n", escape.Line(s.File+": "+s.Name),
+				escape.Line(string(s.Verdicts[s.PassedIn])), s.PassedIn+1, escape.Line(string(s.Verdicts[s.FailedIn])), s.FailedIn+1, redeployed(s))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// redeployed says whether the agent of a scenario that regressed was
+// redeployed between the report it last passed in and the one it failed
+// in, the first question of whoever reads a nightly history: a new
+// version, or the same one answering otherwise. Empty when either report
+// records no deployment of it.
+func redeployed(s *Scenario) string {
+	a, b := s.PassedOn, s.FailedOn
+	if a == nil || b == nil || a.Agent != b.Agent || a.Env != b.Env {
+		return ""
+	}
+	what := "; deployment of " + escape.Line(a.Agent) + " in " + escape.Line(a.Env) + " "
+	if a.ID == b.ID {
+		return what + escape.Line(a.ID) + " in both (not redeployed)"
+	}
+	return what + escape.Line(deploymentLabel(a)) + " → " + escape.Line(deploymentLabel(b)) + " (redeployed)"
+}
+
+// deploymentLabel is a deployment's id and, when known, its version.
+func deploymentLabel(d *Deployment) string {
+	if d.Version == "" {
+		return d.ID
+	}
+	return d.ID + " (version " + d.Version + ")"
 }
 
 // SchemaV1 names the layout WriteJSON produces:
@@ -175,7 +200,8 @@ func WriteText(w io.Writer, h *History) error {
 //	scenarios  [{file, name, runs, passed, failed, errored, pass_rate,
 //	             interval: {lower, upper, level}, verdicts, quarantined,
 //	             retried, mixed, flips, regressed, unsteady}]
-//	regressed  [{file, name, passed_in, failed_in}]       (report indexes, 0-based)
+//	regressed  [{file, name, passed_in, failed_in,        (report indexes, 0-based)
+//	             passed_on, failed_on}]                   ({agent, env, id, version} or null)
 //	targets    [{reports, target: {name, build_url, runtime_url,
 //	             account_id, env, embedded}}]              (History.Targets)
 //
@@ -189,7 +215,10 @@ func WriteText(w io.Writer, h *History) error {
 // that changed, an interruption); kept lists the reports whose status is
 // errored or interrupted (indexes, 0-based). targets has one entry per
 // target the reports tested (reports: their indexes, 0-based): more than
-// one is a history that folds several targets together.
+// one is a history that folds several targets together. A regressed
+// scenario's passed_on and failed_on are the deployments it was tested on
+// in those two reports (null where a report records none): one id in both
+// says the agent was not redeployed between them.
 const SchemaV1 = "agenttest/history/v1"
 
 type jsonHistory struct {
@@ -251,10 +280,27 @@ type jsonInterval struct {
 }
 
 type jsonRegressed struct {
-	File     string `json:"file"`
-	Name     string `json:"name"`
-	PassedIn int    `json:"passed_in"`
-	FailedIn int    `json:"failed_in"`
+	File     string          `json:"file"`
+	Name     string          `json:"name"`
+	PassedIn int             `json:"passed_in"`
+	FailedIn int             `json:"failed_in"`
+	PassedOn *jsonDeployment `json:"passed_on"`
+	FailedOn *jsonDeployment `json:"failed_on"`
+}
+
+type jsonDeployment struct {
+	Agent   string `json:"agent"`
+	Env     string `json:"env"`
+	ID      string `json:"id"`
+	Version string `json:"version,omitempty"`
+}
+
+// deploymentJSON is d in the JSON history, nil for none.
+func deploymentJSON(d *Deployment) *jsonDeployment {
+	if d == nil {
+		return nil
+	}
+	return &jsonDeployment{Agent: d.Agent, Env: d.Env, ID: d.ID, Version: d.Version}
 }
 
 // WriteJSON writes the history as one JSON document (SchemaV1).
@@ -289,7 +335,8 @@ func WriteJSON(w io.Writer, h *History) error {
 		}
 		doc.Scenarios = append(doc.Scenarios, js)
 		if s.Regressed {
-			doc.Regressed = append(doc.Regressed, jsonRegressed{File: s.File, Name: s.Name, PassedIn: s.PassedIn, FailedIn: s.FailedIn})
+			doc.Regressed = append(doc.Regressed, jsonRegressed{File: s.File, Name: s.Name, PassedIn: s.PassedIn, FailedIn: s.FailedIn,
+				PassedOn: deploymentJSON(s.PassedOn), FailedOn: deploymentJSON(s.FailedOn)})
 		}
 	}
 	enc := json.NewEncoder(w)
