@@ -22,19 +22,19 @@ scenario: its runs (passed + failed, errored runs beside them), its pass
 rate with a 95% interval, its verdict in each report (~ where it passed
 only on a retry after failing), how often the verdict flipped between
 passing and failing; and at the end the scenarios whose runs both passed
-and failed within one report (the agent's answers vary), the reports the
-platform, the network or the run kept from a verdict on the agent, and
-the scenarios that went from passing to failing, each with the
-deployment of its agent in the report it last passed in and in the one
-it failed in (the same id: the agent was not redeployed between them).
-Scenarios are matched by file and name, not by line. Reports may be
-anywhere (relative, ../ or absolute) and are named as given. A run given
-twice (the same report under two names, such as a latest.json copy
-beside the dated reports) is counted once, with a note on stderr naming
-the files. Reports of more than one target (another target name,
-workspace, environment or platform URL, as merge tells shards apart) are
-said to be under the reports, each target with its reports: every
-scenario's record folds them together.
+and failed within one report (the agent's answers vary; how many runs
+failed in each such report), the reports the platform, the network or
+the run kept from a verdict on the agent, and the scenarios that went
+from passing to failing, each with the deployment of its agent in the
+report it last passed in and in the one it failed in (the same id: the
+agent was not redeployed between them). Scenarios are matched by file
+and name, not by line. Reports may be anywhere (relative, ../ or
+absolute) and are named as given. A run given twice (the same report
+under two names, such as a latest.json copy beside the dated reports) is
+counted once, with a note on stderr naming the files. Reports of more
+than one target (another target name, workspace, environment or platform
+URL, as merge tells shards apart) are said to be under the reports, each
+target with its reports: every scenario's record folds them together.
 
 A report that cannot be read (cut short, not a JSON report) is named on
 stderr with its file:line:col and left out: the history of the others

@@ -143,6 +143,9 @@ type Case struct {
 	Passed, Failed, Errored int
 }
 
+// Tally counts a scenario's runs in one report.
+type Tally struct{ Passed, Failed, Errored int }
+
 // Key identifies a scenario across reports.
 type Key struct{ File, Name string }
 
@@ -176,8 +179,11 @@ type Scenario struct {
 	// report: under one deployment, the same scenario went both ways (a
 	// retry, or a repeat's runs). Retried is one case of it.
 	Mixed []bool
-	// Passed, Failed and Errored sum its runs over the reports.
+	// Passed, Failed and Errored sum its runs over the reports; ByReport
+	// has them report by report, nil where it is not in the report, so
+	// that a night its answers varied says how much.
 	Passed, Failed, Errored int
+	ByReport                []*Tally
 	// Lower and Upper bound its pass rate, together at Level
 	// (Clopper–Pearson over the pooled runs that are evidence); 0 and 1
 	// without any.
@@ -244,7 +250,8 @@ func Build(reports []*Report) *History {
 			k := Key{File: c.File, Name: c.Name}
 			s := index[k]
 			if s == nil {
-				s = &Scenario{Key: k, Verdicts: make([]Verdict, len(reports)), Quarantined: make([]bool, len(reports)), Retried: make([]bool, len(reports)), Mixed: make([]bool, len(reports))}
+				s = &Scenario{Key: k, Verdicts: make([]Verdict, len(reports)), Quarantined: make([]bool, len(reports)), Retried: make([]bool, len(reports)), Mixed: make([]bool, len(reports)),
+					ByReport: make([]*Tally, len(reports))}
 				index[k] = s
 				h.Scenarios = append(h.Scenarios, s)
 			}
@@ -259,6 +266,11 @@ func Build(reports []*Report) *History {
 			s.Passed += c.Passed
 			s.Failed += c.Failed
 			s.Errored += c.Errored
+			if s.ByReport[i] == nil {
+				s.ByReport[i] = &Tally{}
+			}
+			t := s.ByReport[i]
+			t.Passed, t.Failed, t.Errored = t.Passed+c.Passed, t.Failed+c.Failed, t.Errored+c.Errored
 			if d := r.deployment(c.Agent, c.Env); d != nil {
 				deployed[s] = append(deployed[s], on{i, d})
 			}

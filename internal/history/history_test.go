@@ -581,7 +581,7 @@ func TestUnsteadyCountsEvidence(t *testing.T) {
 	if err := WriteText(&text, h); err != nil {
 		t.Fatal(err)
 	}
-	if want := "passed and failed in one run: the agent's answers vary (1):\n  a.yaml: x: in report 2; failed 1 of 4 runs in all\n"; !strings.Contains(text.String(), want) {
+	if want := "passed and failed in one run: the agent's answers vary (1):\n  a.yaml: x: in report 2; failed 1 of 4 runs in all: 1 of 2 in report 2\n"; !strings.Contains(text.String(), want) {
 		t.Errorf("text lacks %q:\n%s", want, text.String())
 	}
 	if err := WriteJSON(&js, h); err != nil {
@@ -916,5 +916,49 @@ func TestRegressionNamesDeployments(t *testing.T) {
 			t.Parallel()
 			run(t, tc)
 		})
+	}
+}
+
+// TestUnsteadySaysEachReport: a scenario whose answers varied says how
+// much in each report it varied in, beside the total, and the JSON has its
+// runs report by report (null where it is not in the report; a name twice
+// in one report sums both): a night at 8 of 27 failed reads apart from a
+// month of passes. Before, only the total over every report was given,
+// in which one bad night among thirty was a rate of 0.97.
+func TestUnsteadySaysEachReport(t *testing.T) {
+	t.Parallel()
+	night := func(day string, cases ...Case) *Report {
+		return &Report{Path: day + ".json", Started: "2026-03-0" + day + "T02:00:00Z", Status: "passed", Cases: cases}
+	}
+	x := func(passed, failed, errored int) Case {
+		return Case{File: "a.yaml", Name: "x", Verdict: VerdictPassed, Passed: passed, Failed: failed, Errored: errored}
+	}
+	h := Build([]*Report{
+		night("1", x(26, 0, 0)),
+		night("2", x(19, 8, 1)),
+		night("3", Case{File: "a.yaml", Name: "y", Verdict: VerdictPassed, Passed: 1}),
+		night("4", x(20, 1, 0), x(8, 1, 0)),
+	})
+	var text, js bytes.Buffer
+	if err := WriteText(&text, h); err != nil {
+		t.Fatal(err)
+	}
+	if want := "  a.yaml: x: in reports 2, 4; failed 10 of 83 runs in all: 8 of 27 in report 2, 2 of 30 in report 4\n"; !strings.Contains(text.String(), want) {
+		t.Errorf("text lacks %q:\n%s", want, text.String())
+	}
+	if err := WriteJSON(&js, h); err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		Scenarios []struct {
+			ByReport []*Tally `json:"runs_by_report"`
+		} `json:"scenarios"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(back.Scenarios[0].ByReport)
+	if want := `[{"Passed":26,"Failed":0,"Errored":0},{"Passed":19,"Failed":8,"Errored":1},null,{"Passed":28,"Failed":2,"Errored":0}]`; string(got) != want {
+		t.Errorf("runs_by_report %s, want %s\n%s", got, want, js.String())
 	}
 }

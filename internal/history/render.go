@@ -137,14 +137,19 @@ func WriteText(w io.Writer, h *History) error {
 	if un := h.Unsteady(); len(un) > 0 {
 		fmt.Fprintf(&b, "passed and failed in one run: the agent's answers vary (%d):\n", len(un))
 		for _, s := range un {
-			var in []string
+			// How much it varied in each such report, beside the
+			// total: a night at 8 of 27 failed reads apart from a month
+			// of passes that pools it away.
+			var in, each []string
 			for i, m := range s.Mixed {
 				if m {
+					t := s.ByReport[i]
 					in = append(in, fmt.Sprint(i+1))
+					each = append(each, fmt.Sprintf("%d of %d in report %d", t.Failed, t.Passed+t.Failed, i+1))
 				}
 			}
-			fmt.Fprintf(&b, "  %s: in %s %s; failed %d of %d runs in all\n", escape.Line(s.File+": "+s.Name),
-				plural(len(in), "report", "reports"), strings.Join(in, ", "), s.Failed, s.Passed+s.Failed)
+			fmt.Fprintf(&b, "  %s: in %s %s; failed %d of %d runs in all: %s\n", escape.Line(s.File+": "+s.Name),
+				plural(len(in), "report", "reports"), strings.Join(in, ", "), s.Failed, s.Passed+s.Failed, strings.Join(each, ", "))
 		}
 	}
 	if kept := h.Kept(); len(kept) > 0 {
@@ -199,7 +204,8 @@ func deploymentLabel(d *Deployment) string {
 //	             first; as given when one has no started)
 //	scenarios  [{file, name, runs, passed, failed, errored, pass_rate,
 //	             interval: {lower, upper, level}, verdicts, quarantined,
-//	             retried, mixed, flips, regressed, unsteady}]
+//	             retried, mixed, runs_by_report: [{passed, failed,
+//	             errored}], flips, regressed, unsteady}]
 //	regressed  [{file, name, passed_in, failed_in,        (report indexes, 0-based)
 //	             passed_on, failed_on}]                   ({agent, env, id, version} or null)
 //	targets    [{reports, target: {name, build_url, runtime_url,
@@ -210,7 +216,8 @@ func deploymentLabel(d *Deployment) string {
 // true where a quarantine held. pass_rate is null without runs that are
 // evidence. retried has one entry per report, true where it passed only
 // after a failed attempt; mixed likewise, true where its runs both passed
-// and failed; unsteady is true when mixed is anywhere. A report's envs are the environments its cases ran in, and its
+// and failed; runs_by_report likewise, its runs in that report (null where
+// it is not in the report); unsteady is true when mixed is anywhere. A report's envs are the environments its cases ran in, and its
 // causes why the run could not judge every case (a stop, a deployment
 // that changed, an interruption); kept lists the reports whose status is
 // errored or interrupted (indexes, 0-based). targets has one entry per
@@ -268,9 +275,16 @@ type jsonScenario struct {
 	Quarantined []bool       `json:"quarantined"`
 	Retried     []bool       `json:"retried"`
 	Mixed       []bool       `json:"mixed"`
+	ByReport    []*jsonTally `json:"runs_by_report"`
 	Flips       int          `json:"flips"`
 	Regressed   bool         `json:"regressed"`
 	Unsteady    bool         `json:"unsteady"`
+}
+
+type jsonTally struct {
+	Passed  int `json:"passed"`
+	Failed  int `json:"failed"`
+	Errored int `json:"errored"`
 }
 
 type jsonInterval struct {
@@ -324,6 +338,13 @@ func WriteJSON(w io.Writer, h *History) error {
 			Flips: s.Flips, Regressed: s.Regressed, Unsteady: s.Unsteady()}
 		if v, ok := s.Rate(); ok {
 			js.PassRate = &v
+		}
+		for _, t := range s.ByReport {
+			var jt *jsonTally
+			if t != nil {
+				jt = &jsonTally{Passed: t.Passed, Failed: t.Failed, Errored: t.Errored}
+			}
+			js.ByReport = append(js.ByReport, jt)
 		}
 		for _, v := range s.Verdicts {
 			if v == VerdictNone {
