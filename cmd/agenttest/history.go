@@ -22,18 +22,26 @@ scenario: its runs (passed + failed, errored runs beside them), its pass
 rate with a 95% interval, its verdict in each report (~ where it passed
 only on a retry after failing), how often the verdict flipped between
 passing and failing; and at the end the scenarios whose runs both passed
-and failed within one report (the agent's answers vary), the reports the
-platform, the network or the run kept from a verdict on the agent, and
-the scenarios that went from passing to failing. Scenarios are matched
-by file and name, not by line. Reports may be anywhere (relative, ../ or
+and failed within one report (the agent's answers vary; how many runs
+failed in each such report), the reports the platform, the network or
+the run kept from a verdict on the agent, and the scenarios that went
+from passing to failing, each with the deployment of its agent in the
+report it last passed in and in the one it failed in (the same id: the
+agent was not redeployed between them). Scenarios are matched by file
+and name, not by line. Reports may be anywhere (relative, ../ or
 absolute) and are named as given. A run given twice (the same report
-under two names, such as a latest.json copy beside the dated reports)
-is counted once, with a note on stderr naming the files. Reports of more
+under two names, such as a latest.json copy beside the dated reports) is
+counted once, with a note on stderr naming the files. Reports of more
 than one target (another target name, workspace, environment or platform
 URL, as merge tells shards apart) are said to be under the reports, each
 target with its reports: every scenario's record folds them together.
 
-Exit codes: 0 printed, 2 bad usage or a file that is not a JSON report.
+A report that cannot be read (cut short, not a JSON report) is named on
+stderr with its file:line:col and left out: the history of the others
+is printed all the same, and the exit code is 2.
+
+Exit codes: 0 printed, 2 bad usage or a file that is not a JSON report
+(the history of the others printed).
 `
 
 func cmdHistory(_ context.Context, st *State, args []string) error {
@@ -47,10 +55,15 @@ func cmdHistory(_ context.Context, st *State, args []string) error {
 	if err != nil {
 		return err
 	}
-	problems := append([]string(nil), f.problems...)
+	usage := append([]string(nil), f.problems...)
 	if len(paths) == 0 {
-		problems = append(problems, "name at least one JSON report")
+		usage = append(usage, "name at least one JSON report")
 	}
+	// A report that cannot be read (cut short, not a report) is left out
+	// of the history of the others, which is printed all the same: one
+	// bad file among a month of nights must not hide the month. The exit
+	// code is still 2, naming every such file.
+	var problems []string
 	var reports []*history.Report
 	for _, p := range paths {
 		data, err := readArg(st, p)
@@ -70,10 +83,16 @@ func cmdHistory(_ context.Context, st *State, args []string) error {
 		}
 		reports = append(reports, r)
 	}
-	if len(problems) > 0 {
-		return usageProblems("history", problems...)
+	if len(usage) > 0 || len(reports) == 0 {
+		return usageProblems("history", append(usage, problems...)...)
 	}
 	h := history.Build(reports)
+	if len(problems) > 0 {
+		// The reports the history holds: a run given twice counts once.
+		n, read := len(problems), len(h.Reports)
+		problems = append(problems, fmt.Sprintf("%d %s left out: the history printed is of the other %d %s", n, plural(n, "file", "files"),
+			read, plural(read, "report", "reports")))
+	}
 	for _, same := range h.Same {
 		// Paths and starts are anyone's text: escaped as history's
 		// output is.
@@ -91,8 +110,17 @@ func cmdHistory(_ context.Context, st *State, args []string) error {
 		fmt.Fprintf(st.Stderr, "agenttest: history: %s %s the same run as %s%s: counted once\n",
 			strings.Join(others, " and "), verb, escape.Line(same[0].Path), when)
 	}
+	write := history.WriteText
 	if asJSON {
-		return history.WriteJSON(st.Stdout, h)
+		write = history.WriteJSON
 	}
-	return history.WriteText(st.Stdout, h)
+	// A reader of the console that went away (agenttest history ... |
+	// head) has read what it wanted: no failure of the command.
+	if err := consoleErr(0, write(st.Stdout, h)); err != nil {
+		return err
+	}
+	if len(problems) > 0 {
+		return usageProblems("history", problems...)
+	}
+	return nil
 }

@@ -290,6 +290,39 @@ func TestConsoleReaderGoneCompareGate(t *testing.T) {
 	noReader("gate", report)
 }
 
+// TestConsoleReaderGoneReaders: the commands that read what is already
+// there (history and coverage of the nightly reports, list, steps) exit 0
+// when their console has no reader (agenttest history nightly/*.json |
+// head, whose head has read its lines). Before, each exited 3 with
+// "internal error: write /dev/stdout: broken pipe", which a CI step under
+// bash -e -o pipefail turned into a failed job. They say why as compare
+// and gate do (consoleErr).
+func TestConsoleReaderGoneReaders(t *testing.T) {
+	t.Parallel()
+	out := t.TempDir()
+	report := filepath.Join(out, "r.json")
+	cmd, _, stderr := startPiped(t, processEnv(t, out), true, "run", "examples/compare", "--name", "books a table", "--json", report)
+	if code := exitStatus(t, cmd, 60*time.Second); code != exitOK {
+		t.Fatalf("run: exit %d\nstderr:\n%s", code, stderr)
+	}
+	for _, args := range [][]string{
+		{"history", report},
+		{"history", "--json", report},
+		{"coverage", report},
+		{"coverage", "--json", report},
+		{"list", "examples/compare"},
+		{"steps"},
+	} {
+		t.Run(strings.ReplaceAll(strings.Join(args, " "), report, "r.json"), func(t *testing.T) {
+			t.Parallel()
+			cmd, _, stderr := startPiped(t, processEnv(t, out), true, args...)
+			if code := exitStatus(t, cmd, 60*time.Second); code != exitOK || stderr.String() != "" {
+				t.Errorf("agenttest %s: exit %d, want 0\nstderr:\n%s", strings.Join(args, " "), code, stderr)
+			}
+		})
+	}
+}
+
 // startPiped starts agenttest in the repository's root with env, its
 // console a pipe whose read end it returns (nil when readerGone: closed
 // before the process started, so that every write to its console fails

@@ -69,7 +69,9 @@ func cmdList(_ context.Context, st *State, args []string) error {
 			b.WriteString("\n")
 		}
 	}
-	if _, err := fmt.Fprint(st.Stdout, b.String()); err != nil {
+	// A reader that went away (| head) does not change what the
+	// selection is: the exit code still says whether it is empty.
+	if err := consoleErr(fmt.Fprint(st.Stdout, b.String())); err != nil {
 		return err
 	}
 	switch {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -266,5 +267,108 @@ func TestNightlyHistory(t *testing.T) {
 		len(doc.Kept) != 1 || doc.Kept[0] != 1 || !doc.Scenarios[1].Unsteady || doc.Scenarios[0].Unsteady ||
 		fmt.Sprint(doc.Scenarios[1].Retried) != "[false false true]" || fmt.Sprint(doc.Scenarios[1].Mixed) != "[true false true]" {
 		t.Errorf("history --json:\n%s", h.stdout)
+	}
+}
+
+// TestNightlyRegressionNamesDeployments runs two nights of the nightly
+// job against the simulator with a release promoted to live between them
+// (restaurant 1.0 → 1.1, whose reply to a reference asked before any
+// booking is reworded), and reads them back: the history's regression
+// names the deployment of each night, so the morning's reader sees that
+// a release broke it. Before, the line named the two reports alone.
+func TestNightlyRegressionNamesDeployments(t *testing.T) {
+	t.Parallel()
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	suite := "suite: nightly\nagent: restaurant\nscenarios:\n" +
+		"  - name: asks to book before a reference\n    turns:\n      - say: what was my reference?\n" +
+		"        expect: {response: {contains: 'Would you like to book a table?'}}\n"
+	dir := writeTree(t, map[string]string{"agenttest.yaml": liveTarget, "suites/nightly.yaml": suite})
+	clk := fakeclock.New()
+	night := func(report string, code int) {
+		t.Helper()
+		clk.Advance(24 * time.Hour)
+		c := newCLI(t, dir, simEnv(s), "run", "suites", "--target", "live", "--allow-live", "--json", report)
+		c.st.Now, c.st.Sleep = clk.Now, clk.Sleep
+		c.expect(t, code)
+	}
+	night("1.json", exitOK)
+	var live sim.Deployment
+	for _, step := range []func() (sim.Deployment, error){
+		func() (sim.Deployment, error) { return s.Server.Publish("restaurant", "1.1") },
+		func() (sim.Deployment, error) { return s.Server.Promote("restaurant", "pre-release", "") },
+		func() (sim.Deployment, error) { return s.Server.Promote("restaurant", "live", "") },
+	} {
+		var err error
+		if live, err = step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	night("2.json", exitFailed)
+	var first struct {
+		Deployments []struct{ ID string }
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "1.json"))
+	if err != nil || json.Unmarshal(b, &first) != nil || len(first.Deployments) != 1 {
+		t.Fatalf("night 1's report: %v\n%s", err, b)
+	}
+	h := newCLI(t, dir, nil, "history", "2.json", "1.json")
+	h.expect(t, exitOK, "went from passing to failing (1):\n  suites/nightly.yaml: asks to book before a reference: passed in report 1, failed in report 2; "+
+		"deployment of restaurant in live "+first.Deployments[0].ID+" (version 1.0) → "+live.ID+" (version 1.1) (redeployed)\n")
+}
+
+// TestNightlyHistoryLeavesOutUnreadable: a report of the nightly cache
+// that cannot be read (cut short by a copy to a full disk, emptied) is
+// named at its file:line:col and left out, and the history of the other
+// nights is printed all the same, exit 2. Before, one bad file among a
+// month of nights printed no history at all, every night until it aged
+// out of the cache, and the job's summary was empty.
+func TestNightlyHistoryLeavesOutUnreadable(t *testing.T) {
+	t.Parallel()
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	dir := writeTree(t, map[string]string{"agenttest.yaml": liveTarget, "suites/nightly.yaml": nightlySuite})
+	clk := fakeclock.New()
+	for _, report := range []string{"n/1.json", "n/2.json"} {
+		clk.Advance(24 * time.Hour)
+		c := newCLI(t, dir, simEnv(s), "run", "suites", "--target", "live", "--allow-live", "--name", "greets", "--json", report)
+		c.st.Now, c.st.Sleep = clk.Now, clk.Sleep
+		c.expect(t, exitOK)
+	}
+	whole, err := os.ReadFile(filepath.Join(dir, "n/2.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := whole[:bytes.Index(whole, []byte(`"files"`))+len(`"files": [`)]
+	line := bytes.Count(cut, []byte("\n")) + 1
+	col := len(cut) - bytes.LastIndexByte(cut, '\n')
+	for name, data := range map[string][]byte{"n/0.json": cut, "n/3.json": nil} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, asJSON := range []bool{false, true} {
+		// n/2.json twice: a run given twice is one report of the history.
+		args := []string{"history", "n/0.json", "n/1.json", "n/2.json", "n/3.json", "n/2.json"}
+		want := "2 reports, oldest first:\n  1  n/1.json  "
+		if asJSON {
+			args = append(args, "--json")
+			want = `"path": "n/2.json"`
+		}
+		c := newCLI(t, dir, nil, args...)
+		c.expect(t, exitUsage)
+		if !strings.Contains(c.stdout.String(), want) {
+			t.Errorf("%s: stdout lacks the history of the two nights read (%q):\n%s", args, want, c.stdout)
+		}
+		wantErr := fmt.Sprintf("agenttest: history: n/0.json:%d:%d: not a JSON report: the file ends inside a JSON value (cut short?)\n", line, col) +
+			"agenttest: history: n/3.json: not a JSON report: the file is empty\n" +
+			"agenttest: history: 2 files left out: the history printed is of the other 2 reports\n"
+		if !strings.Contains(c.stderr.String(), wantErr) {
+			t.Errorf("%s: stderr:\n%s\nwant it to hold:\n%s", args, c.stderr, wantErr)
+		}
+	}
+	// With nothing read there is no history to print.
+	c := newCLI(t, dir, nil, "history", "n/0.json", "n/3.json")
+	c.expect(t, exitUsage, "n/0.json:", "n/3.json:")
+	if c.stdout.String() != "" || strings.Contains(c.stderr.String(), "left out") {
+		t.Errorf("history of unreadable reports alone:\nstdout:\n%s\nstderr:\n%s", c.stdout, c.stderr)
 	}
 }

@@ -184,6 +184,12 @@ func jsonProblem(data []byte, err error) error {
 			return err
 		}
 		return &atPos{line, col, errors.New("not a JSON report: more follows the end of the report (two files joined?)")}
+	case errors.As(err, &syn) && bytes.HasPrefix(bytes.TrimSpace(data), []byte("<")):
+		// The other reports of a run sit beside its JSON one, and a
+		// glob of the artifacts (reports/*) or the wrong one picked
+		// gives a reader the JUnit or the HTML report.
+		line, col := lineCol(data, syn.Offset-1)
+		return &atPos{line, col, errors.New("not a JSON report: the file is XML or HTML (the JUnit or the HTML report?); give the report of --json")}
 	case errors.As(err, &syn):
 		line, col := lineCol(data, syn.Offset-1)
 		return &atPos{line, col, errors.New("not a JSON report: " + syn.Error())}

@@ -483,6 +483,11 @@ func TestMalformedJSONReports(t *testing.T) {
 			want: `: not an agenttest JSON report (schema "", want "agenttest/result/v1")`},
 		{name: "a bad value at the very end", data: head + `"run": x`, want: ":1:42: not a JSON report: invalid character 'x' looking for beginning of value"},
 		{name: "not JSON", data: "module x\n", want: ":1:1: not a JSON report: invalid character 'm' looking for beginning of value"},
+		// The other reports of the run, from a glob of its artifacts.
+		{name: "the JUnit report", data: "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n",
+			want: ":1:1: not a JSON report: the file is XML or HTML (the JUnit or the HTML report?); give the report of --json"},
+		{name: "the HTML report", data: "\n<!DOCTYPE html>\n<html>\n",
+			want: ":2:1: not a JSON report: the file is XML or HTML (the JUnit or the HTML report?); give the report of --json"},
 		{name: "another tool's array", data: `[{"file": "x"}]`, want: ":1:1: not a JSON report: the file holds an array, where an agenttest report is an object"},
 		{name: "a schema that is no string", data: `{"schema": 1}`, want: ":1:12: not a JSON report: schema is a number, where an agenttest report has a string"},
 		{name: "a member of the wrong type", data: head + "\n\"files\": [{\"cases\": [{\"status\": true}]}]}", want: ":2:33: not a JSON report: files.cases.status is a boolean, where an agenttest report has a string"},

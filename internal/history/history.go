@@ -83,7 +83,12 @@ type Report struct {
 	// the agent: not a pass or a failure to flip or regress on, and not
 	// an answer that varied.
 	Changed bool
-	Cases   []Case
+	// Deployments are the deployments its run tested, one per agent and
+	// environment, as read before the agent's first case; none when the
+	// report records none (a report of the embedded simulator has them
+	// too).
+	Deployments []Deployment
+	Cases       []Case
 	// Run identifies the run the report is of (set by Read): its start,
 	// target and shard, or the file's content when it records no start.
 	// Two reports with one Run are the same run (a copy such as
@@ -102,9 +107,34 @@ type Counts struct {
 	Passed, Flaky, Failed, Inconclusive, Errored, NotRun, Skipped, Quarantined int
 }
 
+// Deployment is a deployment a report's run tested: the agent, the
+// environment, the deployment's id and, when the platform said, its
+// version.
+type Deployment struct{ Agent, Env, ID, Version string }
+
+// deployment is the deployment of agent in env the report's run tested,
+// or nil when it records none. An empty env matches the agent's only
+// deployment: a case of a report from before cases named theirs.
+func (r *Report) deployment(agent, env string) *Deployment {
+	var found *Deployment
+	for i, d := range r.Deployments {
+		if d.Agent != agent || d.ID == "" || env != "" && d.Env != env {
+			continue
+		}
+		if found != nil {
+			return nil
+		}
+		found = &r.Deployments[i]
+	}
+	return found
+}
+
 // Case is one scenario's outcome in a report.
 type Case struct {
 	File, Name string
+	// Agent and Env are the agent and environment it ran against, as the
+	// report names them ("" when it does not: a run-level check).
+	Agent, Env string
 	Verdict    Verdict
 	// Quarantined: a quarantine held, so the verdict did not gate.
 	Quarantined bool
@@ -112,6 +142,9 @@ type Case struct {
 	// repeated scenario, the attempts' otherwise.
 	Passed, Failed, Errored int
 }
+
+// Tally counts a scenario's runs in one report.
+type Tally struct{ Passed, Failed, Errored int }
 
 // Key identifies a scenario across reports.
 type Key struct{ File, Name string }
@@ -146,8 +179,11 @@ type Scenario struct {
 	// report: under one deployment, the same scenario went both ways (a
 	// retry, or a repeat's runs). Retried is one case of it.
 	Mixed []bool
-	// Passed, Failed and Errored sum its runs over the reports.
+	// Passed, Failed and Errored sum its runs over the reports; ByReport
+	// has them report by report, nil where it is not in the report, so
+	// that a night its answers varied says how much.
 	Passed, Failed, Errored int
+	ByReport                []*Tally
 	// Lower and Upper bound its pass rate, together at Level
 	// (Clopper–Pearson over the pooled runs that are evidence); 0 and 1
 	// without any.
@@ -163,6 +199,12 @@ type Scenario struct {
 	// after that.
 	Regressed          bool
 	PassedIn, FailedIn int
+	// PassedOn and FailedOn are, for a scenario that Regressed, the
+	// deployments it was tested on in the reports PassedIn and FailedIn
+	// (nil where a report records none). One id in both says the agent
+	// was not redeployed between the two runs: what changed is its
+	// answers, its data or the platform, not its version.
+	PassedOn, FailedOn *Deployment
 }
 
 // Unsteady reports whether its runs both passed and failed within one
@@ -197,12 +239,19 @@ func Build(reports []*Report) *History {
 	reports, undated := byStart(reports)
 	h := &History{Reports: reports, Same: same, Undated: undated}
 	index := map[Key]*Scenario{}
+	// on is the deployment a scenario was tested on in a report.
+	type on struct {
+		report int
+		d      *Deployment
+	}
+	deployed := map[*Scenario][]on{}
 	for i, r := range reports {
 		for _, c := range r.Cases {
 			k := Key{File: c.File, Name: c.Name}
 			s := index[k]
 			if s == nil {
-				s = &Scenario{Key: k, Verdicts: make([]Verdict, len(reports)), Quarantined: make([]bool, len(reports)), Retried: make([]bool, len(reports)), Mixed: make([]bool, len(reports))}
+				s = &Scenario{Key: k, Verdicts: make([]Verdict, len(reports)), Quarantined: make([]bool, len(reports)), Retried: make([]bool, len(reports)), Mixed: make([]bool, len(reports)),
+					ByReport: make([]*Tally, len(reports))}
 				index[k] = s
 				h.Scenarios = append(h.Scenarios, s)
 			}
@@ -217,6 +266,14 @@ func Build(reports []*Report) *History {
 			s.Passed += c.Passed
 			s.Failed += c.Failed
 			s.Errored += c.Errored
+			if s.ByReport[i] == nil {
+				s.ByReport[i] = &Tally{}
+			}
+			t := s.ByReport[i]
+			t.Passed, t.Failed, t.Errored = t.Passed+c.Passed, t.Failed+c.Failed, t.Errored+c.Errored
+			if d := r.deployment(c.Agent, c.Env); d != nil {
+				deployed[s] = append(deployed[s], on{i, d})
+			}
 		}
 	}
 	for _, s := range h.Scenarios {
@@ -246,6 +303,14 @@ func Build(reports []*Report) *History {
 		}
 		if last < 0 && passedAt >= 0 {
 			s.Regressed, s.PassedIn, s.FailedIn = true, passedAt, failedAt
+			for _, o := range deployed[s] {
+				switch o.report {
+				case passedAt:
+					s.PassedOn = o.d
+				case failedAt:
+					s.FailedOn = o.d
+				}
+			}
 		}
 	}
 	return h

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agenttest/agenttest/internal/golden"
 	"github.com/agenttest/agenttest/internal/jsonkind"
 	"github.com/agenttest/agenttest/internal/report"
 	"github.com/agenttest/agenttest/internal/result"
@@ -581,7 +581,7 @@ func TestUnsteadyCountsEvidence(t *testing.T) {
 	if err := WriteText(&text, h); err != nil {
 		t.Fatal(err)
 	}
-	if want := "passed and failed in one run: the agent's answers vary (1):\n  a.yaml: x: in report 2; failed 1 of 4 runs in all\n"; !strings.Contains(text.String(), want) {
+	if want := "passed and failed in one run: the agent's answers vary (1):\n  a.yaml: x: in report 2; failed 1 of 4 runs in all: 1 of 2 in report 2\n"; !strings.Contains(text.String(), want) {
 		t.Errorf("text lacks %q:\n%s", want, text.String())
 	}
 	if err := WriteJSON(&js, h); err != nil {
@@ -603,7 +603,9 @@ func TestUnsteadyCountsEvidence(t *testing.T) {
 // TestWriteJSONGolden pins the JSON history whole: empty lists are [],
 // never null (a jq filter over kept or causes must not meet null); only a
 // scenario that went from passing to failing is in regressed, not one
-// that flipped back; where a scenario did not run, its verdict is null.
+// that flipped back; where a scenario did not run, its verdict is null; a
+// regressed scenario names the deployment of each of its two reports, null
+// where a report records none.
 func TestWriteJSONGolden(t *testing.T) {
 	t.Parallel()
 	h := Build([]*Report{
@@ -613,17 +615,14 @@ func TestWriteJSONGolden(t *testing.T) {
 				{File: "a.yaml", Name: "x", Verdict: VerdictFailed, Failed: 1},
 				{File: "a.yaml", Name: "y", Verdict: VerdictPassed, Passed: 1}}},
 		{Path: "2.json", Started: "2026-03-02T00:00:00Z", Status: "failed", Envs: []string{"live"}, Counts: Counts{Flaky: 1, Errored: 1, Quarantined: 1},
-			Target: result.Target{Name: "nightly", BuildURL: "https://build.staging.example.com", Env: "live"}, Cases: []Case{
+			Target:      result.Target{Name: "nightly", BuildURL: "https://build.staging.example.com", Env: "live"},
+			Deployments: []Deployment{{Agent: "clinic", Env: "live", ID: "dep-2", Version: "1.1"}}, Cases: []Case{
 				{File: "a.yaml", Name: "x", Verdict: VerdictFlaky, Passed: 1, Failed: 1},
-				{File: "a.yaml", Name: "y", Verdict: VerdictFailed, Failed: 1, Quarantined: true},
+				{File: "a.yaml", Name: "y", Agent: "clinic", Env: "live", Verdict: VerdictFailed, Failed: 1, Quarantined: true},
 				{File: "a.yaml", Name: "z", Verdict: VerdictErrored, Errored: 1}}},
 	})
 	var b bytes.Buffer
 	if err := WriteJSON(&b, h); err != nil {
-		t.Fatal(err)
-	}
-	want, err := os.ReadFile(filepath.Join("testdata", "history.json"))
-	if err != nil {
 		t.Fatal(err)
 	}
 	// The interval's last digits are the float arithmetic's, not the
@@ -632,9 +631,7 @@ func TestWriteJSONGolden(t *testing.T) {
 		v, _ := strconv.ParseFloat(f, 64)
 		return strings.TrimRight(strconv.FormatFloat(v, 'f', 4, 64), "0")
 	})
-	if got != string(want) {
-		t.Errorf("JSON history:\n%s\nwant (testdata/history.json):\n%s", got, want)
-	}
+	golden.Check(t, filepath.Join("testdata", "history.json"), []byte(got))
 	// The text rounds the interval outwards: w's upper bound 0.975 is a
 	// hair below it in binary, which %.2f alone prints as 0.97.
 	b.Reset()
@@ -815,5 +812,153 @@ func TestTargets(t *testing.T) {
 				`  report 2: target "sim2\x1b[2J", the embedded simulator` + "\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestRegressionNamesDeployments: a scenario that went from passing to
+// failing says which deployment of its agent each of the two reports
+// tested, so the morning's reader tells a new version that broke it from
+// the same version answering otherwise. Before, the line named the two
+// reports alone, and the deployments were in neither view.
+func TestRegressionNamesDeployments(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		name string
+		// deps are the two nights' deployments members; caseEnv the
+		// env of their case ("" leaves it out, as a run-level check).
+		deps    [2]string
+		caseEnv string
+		// moved and movedEnv are the agent and env of the failing
+		// night's case when the suite moved it ("" keeps clinic and
+		// caseEnv).
+		moved, movedEnv string
+		text            string // "" for none beside the reports
+		json            string
+	}
+	clinic := func(id, version string) string {
+		return `{"agent": "clinic", "env": "live", "id": "` + id + `", "version": "` + version + `", "changed": false}`
+	}
+	run := func(t *testing.T, tc testCase) {
+		night := func(day, status, deps string) *Report {
+			t.Helper()
+			agent, caseEnv := "clinic", tc.caseEnv
+			if tc.moved != "" && status == "failed" {
+				agent = tc.moved
+			}
+			if tc.movedEnv != "" && status == "failed" {
+				caseEnv = tc.movedEnv
+			}
+			env := ""
+			if caseEnv != "" {
+				env = `"env": "` + caseEnv + `", `
+			}
+			r, err := Read("n"+day+".json", []byte(`{"schema": "agenttest/result/v1", "run": {"started": "2026-03-0`+day+`T02:00:00Z", "status": "`+status+`"},
+				"deployments": [`+deps+`],
+				"files": [{"path": "suites/clinic.yaml", "cases": [{"name": "books", "agent": "`+agent+`", `+env+`"status": "`+status+`", "attempts": [{"status": "`+status+`"}]}]}]}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r
+		}
+		h := Build([]*Report{night("1", "passed", tc.deps[0]), night("2", "failed", tc.deps[1])})
+		var text, js bytes.Buffer
+		if err := WriteText(&text, h); err != nil {
+			t.Fatal(err)
+		}
+		want := "  suites/clinic.yaml: books: passed in report 1, failed in report 2" + tc.text + "\n"
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, text.String())
+		}
+		if err := WriteJSON(&js, h); err != nil {
+			t.Fatal(err)
+		}
+		var doc struct{ Regressed []json.RawMessage }
+		if err := json.Unmarshal(js.Bytes(), &doc); err != nil || len(doc.Regressed) != 1 {
+			t.Fatalf("JSON history: %v\n%s", err, js.String())
+		}
+		var got bytes.Buffer
+		if err := json.Compact(&got, doc.Regressed[0]); err != nil {
+			t.Fatal(err)
+		}
+		if want := `{"file":"suites/clinic.yaml","name":"books","passed_in":0,"failed_in":1,` + tc.json + `}`; got.String() != want {
+			t.Errorf("regressed:\n%s\nwant\n%s", got.String(), want)
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "redeployed", deps: [2]string{clinic("dep-1", "1.0"), clinic("dep-2", "1.1")}, caseEnv: "live",
+			text: "; deployment of clinic in live dep-1 (version 1.0) → dep-2 (version 1.1) (redeployed)",
+			json: `"passed_on":{"agent":"clinic","env":"live","id":"dep-1","version":"1.0"},"failed_on":{"agent":"clinic","env":"live","id":"dep-2","version":"1.1"}`},
+		{name: "the same deployment", deps: [2]string{clinic("dep-1", "1.0"), clinic("dep-1", "1.0")}, caseEnv: "live",
+			text: "; deployment of clinic in live dep-1 in both (not redeployed)",
+			json: `"passed_on":{"agent":"clinic","env":"live","id":"dep-1","version":"1.0"},"failed_on":{"agent":"clinic","env":"live","id":"dep-1","version":"1.0"}`},
+		{name: "no version", deps: [2]string{clinic("dep-1", ""), clinic("dep-2", "")}, caseEnv: "live",
+			text: "; deployment of clinic in live dep-1 → dep-2 (redeployed)",
+			json: `"passed_on":{"agent":"clinic","env":"live","id":"dep-1"},"failed_on":{"agent":"clinic","env":"live","id":"dep-2"}`},
+		{name: "a case without its env takes its agent's one deployment", deps: [2]string{clinic("dep-1", "1.0"), clinic("dep-2", "1.0")},
+			text: "; deployment of clinic in live dep-1 (version 1.0) → dep-2 (version 1.0) (redeployed)",
+			json: `"passed_on":{"agent":"clinic","env":"live","id":"dep-1","version":"1.0"},"failed_on":{"agent":"clinic","env":"live","id":"dep-2","version":"1.0"}`},
+		{name: "a night that records none", deps: [2]string{"", clinic("dep-2", "1.1")}, caseEnv: "live",
+			json: `"passed_on":null,"failed_on":{"agent":"clinic","env":"live","id":"dep-2","version":"1.1"}`},
+		{name: "a failing night that records none", deps: [2]string{clinic("dep-1", "1.0"), ""}, caseEnv: "live",
+			json: `"passed_on":{"agent":"clinic","env":"live","id":"dep-1","version":"1.0"},"failed_on":null`},
+		{name: "a scenario moved to another agent", deps: [2]string{clinic("dep-1", "1.0"), `{"agent": "triage", "env": "live", "id": "dep-7"}`}, caseEnv: "live", moved: "triage",
+			json: `"passed_on":{"agent":"clinic","env":"live","id":"dep-1","version":"1.0"},"failed_on":{"agent":"triage","env":"live","id":"dep-7"}`},
+		{name: "a scenario moved to another environment", deps: [2]string{clinic("dep-1", "1.0"), `{"agent": "clinic", "env": "sandbox", "id": "dep-8"}`}, caseEnv: "live", movedEnv: "sandbox",
+			json: `"passed_on":{"agent":"clinic","env":"live","id":"dep-1","version":"1.0"},"failed_on":{"agent":"clinic","env":"sandbox","id":"dep-8"}`},
+		{name: "a deployment that could not be read", deps: [2]string{`{"agent": "clinic", "env": "live", "note": "read failed"}`, clinic("dep-2", "1.1")}, caseEnv: "live",
+			json: `"passed_on":null,"failed_on":{"agent":"clinic","env":"live","id":"dep-2","version":"1.1"}`},
+		{name: "another environment's deployment is not the case's", deps: [2]string{clinic("dep-1", "1.0"), clinic("dep-2", "1.1")}, caseEnv: "sandbox",
+			json: `"passed_on":null,"failed_on":null`},
+		{name: "two environments and a case without its env", deps: [2]string{clinic("dep-1", "1.0") + `, {"agent": "clinic", "env": "sandbox", "id": "dep-9"}`, clinic("dep-2", "1.1")},
+			json: `"passed_on":null,"failed_on":{"agent":"clinic","env":"live","id":"dep-2","version":"1.1"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			run(t, tc)
+		})
+	}
+}
+
+// TestUnsteadySaysEachReport: a scenario whose answers varied says how
+// much in each report it varied in, beside the total, and the JSON has its
+// runs report by report (null where it is not in the report; a name twice
+// in one report sums both): a night at 8 of 27 failed reads apart from a
+// month of passes. Before, only the total over every report was given,
+// in which one bad night among thirty was a rate of 0.97.
+func TestUnsteadySaysEachReport(t *testing.T) {
+	t.Parallel()
+	night := func(day string, cases ...Case) *Report {
+		return &Report{Path: day + ".json", Started: "2026-03-0" + day + "T02:00:00Z", Status: "passed", Cases: cases}
+	}
+	x := func(passed, failed, errored int) Case {
+		return Case{File: "a.yaml", Name: "x", Verdict: VerdictPassed, Passed: passed, Failed: failed, Errored: errored}
+	}
+	h := Build([]*Report{
+		night("1", x(26, 0, 0)),
+		night("2", x(19, 8, 1)),
+		night("3", Case{File: "a.yaml", Name: "y", Verdict: VerdictPassed, Passed: 1}),
+		night("4", x(20, 1, 0), x(8, 1, 0)),
+	})
+	var text, js bytes.Buffer
+	if err := WriteText(&text, h); err != nil {
+		t.Fatal(err)
+	}
+	if want := "  a.yaml: x: in reports 2, 4; failed 10 of 83 runs in all: 8 of 27 in report 2, 2 of 30 in report 4\n"; !strings.Contains(text.String(), want) {
+		t.Errorf("text lacks %q:\n%s", want, text.String())
+	}
+	if err := WriteJSON(&js, h); err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		Scenarios []struct {
+			ByReport []*Tally `json:"runs_by_report"`
+		} `json:"scenarios"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(back.Scenarios[0].ByReport)
+	if want := `[{"Passed":26,"Failed":0,"Errored":0},{"Passed":19,"Failed":8,"Errored":1},null,{"Passed":28,"Failed":2,"Errored":0}]`; string(got) != want {
+		t.Errorf("runs_by_report %s, want %s\n%s", got, want, js.String())
 	}
 }

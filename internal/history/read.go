@@ -34,6 +34,8 @@ type jsonReport struct {
 	Deployments []struct {
 		Agent   string `json:"agent"`
 		Env     string `json:"env"`
+		ID      string `json:"id"`
+		Version string `json:"version"`
 		Changed bool   `json:"changed"`
 	} `json:"deployments"`
 	Counts *struct {
@@ -55,6 +57,8 @@ type jsonReport struct {
 
 type jsonCase struct {
 	Name       string `json:"name"`
+	Agent      string `json:"agent"`
+	Env        string `json:"env"`
 	Status     string `json:"status"`
 	SkipReason string `json:"skip_reason"`
 	Repeat     *struct {
@@ -103,6 +107,7 @@ func Read(path string, data []byte) (*Report, error) {
 		if d.Env != "" && !slices.Contains(r.Envs, d.Env) {
 			r.Envs = append(r.Envs, d.Env)
 		}
+		r.Deployments = append(r.Deployments, Deployment{Agent: d.Agent, Env: d.Env, ID: d.ID, Version: d.Version})
 		if d.Changed {
 			r.Changed = true
 			r.Causes = append(r.Causes, "deployment of "+d.Agent+" changed during the run")
@@ -184,7 +189,7 @@ func (c jsonCase) check(v *report.Values, path []any) {
 }
 
 func (c jsonCase) read(file string) Case {
-	out := Case{File: file, Name: c.Name, Quarantined: c.Quarantine != nil && !c.Quarantine.Lapsed}
+	out := Case{File: file, Name: c.Name, Agent: c.Agent, Env: c.Env, Quarantined: c.Quarantine != nil && !c.Quarantine.Lapsed}
 	switch v := Verdict(c.Status); v {
 	case VerdictPassed, VerdictFlaky, VerdictFailed, VerdictErrored:
 		// Verdicts are named as statuses; skipped and pending cases did

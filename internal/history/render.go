@@ -137,14 +137,19 @@ func WriteText(w io.Writer, h *History) error {
 	if un := h.Unsteady(); len(un) > 0 {
 		fmt.Fprintf(&b, "passed and failed in one run: the agent's answers vary (%d):\n", len(un))
 		for _, s := range un {
-			var in []string
+			// How much it varied in each such report, beside the
+			// total: a night at 8 of 27 failed reads apart from a month
+			// of passes that pools it away.
+			var in, each []string
 			for i, m := range s.Mixed {
 				if m {
+					t := s.ByReport[i]
 					in = append(in, fmt.Sprint(i+1))
+					each = append(each, fmt.Sprintf("%d of %d in report %d", t.Failed, t.Passed+t.Failed, i+1))
 				}
 			}
-			fmt.Fprintf(&b, "  %s: in %s %s; failed %d of %d runs in all\n", escape.Line(s.File+": "+s.Name),
-				plural(len(in), "report", "reports"), strings.Join(in, ", "), s.Failed, s.Passed+s.Failed)
+			fmt.Fprintf(&b, "  %s: in %s %s; failed %d of %d runs in all: %s\n", escape.Line(s.File+": "+s.Name),
+				plural(len(in), "report", "reports"), strings.Join(in, ", "), s.Failed, s.Passed+s.Failed, strings.Join(each, ", "))
 		}
 	}
 	if kept := h.Kept(); len(kept) > 0 {
@@ -157,12 +162,37 @@ func WriteText(w io.Writer, h *History) error {
 	} else {
 		fmt.Fprintf(&b, "went from passing to failing (%d):\n", len(reg))
 		for _, s := range reg {
-			fmt.Fprintf(&b, "  %s: %s in report %d, %s in report %d\n", escape.Line(s.File+": "+s.Name),
-				escape.Line(string(s.Verdicts[s.PassedIn])), s.PassedIn+1, escape.Line(string(s.Verdicts[s.FailedIn])), s.FailedIn+1)
+			fmt.Fprintf(&b, "  %s: %s in report %d, %s in report %d%s\n", escape.Line(s.File+": "+s.Name),
+				escape.Line(string(s.Verdicts[s.PassedIn])), s.PassedIn+1, escape.Line(string(s.Verdicts[s.FailedIn])), s.FailedIn+1, redeployed(s))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// redeployed says whether the agent of a scenario that regressed was
+// redeployed between the report it last passed in and the one it failed
+// in, the first question of whoever reads a nightly history: a new
+// version, or the same one answering otherwise. Empty when either report
+// records no deployment of it.
+func redeployed(s *Scenario) string {
+	a, b := s.PassedOn, s.FailedOn
+	if a == nil || b == nil || a.Agent != b.Agent || a.Env != b.Env {
+		return ""
+	}
+	what := "; deployment of " + escape.Line(a.Agent) + " in " + escape.Line(a.Env) + " "
+	if a.ID == b.ID {
+		return what + escape.Line(a.ID) + " in both (not redeployed)"
+	}
+	return what + escape.Line(deploymentLabel(a)) + " → " + escape.Line(deploymentLabel(b)) + " (redeployed)"
+}
+
+// deploymentLabel is a deployment's id and, when known, its version.
+func deploymentLabel(d *Deployment) string {
+	if d.Version == "" {
+		return d.ID
+	}
+	return d.ID + " (version " + d.Version + ")"
 }
 
 // SchemaV1 names the layout WriteJSON produces:
@@ -174,8 +204,10 @@ func WriteText(w io.Writer, h *History) error {
 //	             first; as given when one has no started)
 //	scenarios  [{file, name, runs, passed, failed, errored, pass_rate,
 //	             interval: {lower, upper, level}, verdicts, quarantined,
-//	             retried, mixed, flips, regressed, unsteady}]
-//	regressed  [{file, name, passed_in, failed_in}]       (report indexes, 0-based)
+//	             retried, mixed, runs_by_report: [{passed, failed,
+//	             errored}], flips, regressed, unsteady}]
+//	regressed  [{file, name, passed_in, failed_in,        (report indexes, 0-based)
+//	             passed_on, failed_on}]                   ({agent, env, id, version} or null)
 //	targets    [{reports, target: {name, build_url, runtime_url,
 //	             account_id, env, embedded}}]              (History.Targets)
 //
@@ -184,12 +216,16 @@ func WriteText(w io.Writer, h *History) error {
 // true where a quarantine held. pass_rate is null without runs that are
 // evidence. retried has one entry per report, true where it passed only
 // after a failed attempt; mixed likewise, true where its runs both passed
-// and failed; unsteady is true when mixed is anywhere. A report's envs are the environments its cases ran in, and its
+// and failed; runs_by_report likewise, its runs in that report (null where
+// it is not in the report); unsteady is true when mixed is anywhere. A report's envs are the environments its cases ran in, and its
 // causes why the run could not judge every case (a stop, a deployment
 // that changed, an interruption); kept lists the reports whose status is
 // errored or interrupted (indexes, 0-based). targets has one entry per
 // target the reports tested (reports: their indexes, 0-based): more than
-// one is a history that folds several targets together.
+// one is a history that folds several targets together. A regressed
+// scenario's passed_on and failed_on are the deployments it was tested on
+// in those two reports (null where a report records none): one id in both
+// says the agent was not redeployed between them.
 const SchemaV1 = "agenttest/history/v1"
 
 type jsonHistory struct {
@@ -239,9 +275,16 @@ type jsonScenario struct {
 	Quarantined []bool       `json:"quarantined"`
 	Retried     []bool       `json:"retried"`
 	Mixed       []bool       `json:"mixed"`
+	ByReport    []*jsonTally `json:"runs_by_report"`
 	Flips       int          `json:"flips"`
 	Regressed   bool         `json:"regressed"`
 	Unsteady    bool         `json:"unsteady"`
+}
+
+type jsonTally struct {
+	Passed  int `json:"passed"`
+	Failed  int `json:"failed"`
+	Errored int `json:"errored"`
 }
 
 type jsonInterval struct {
@@ -251,10 +294,27 @@ type jsonInterval struct {
 }
 
 type jsonRegressed struct {
-	File     string `json:"file"`
-	Name     string `json:"name"`
-	PassedIn int    `json:"passed_in"`
-	FailedIn int    `json:"failed_in"`
+	File     string          `json:"file"`
+	Name     string          `json:"name"`
+	PassedIn int             `json:"passed_in"`
+	FailedIn int             `json:"failed_in"`
+	PassedOn *jsonDeployment `json:"passed_on"`
+	FailedOn *jsonDeployment `json:"failed_on"`
+}
+
+type jsonDeployment struct {
+	Agent   string `json:"agent"`
+	Env     string `json:"env"`
+	ID      string `json:"id"`
+	Version string `json:"version,omitempty"`
+}
+
+// deploymentJSON is d in the JSON history, nil for none.
+func deploymentJSON(d *Deployment) *jsonDeployment {
+	if d == nil {
+		return nil
+	}
+	return &jsonDeployment{Agent: d.Agent, Env: d.Env, ID: d.ID, Version: d.Version}
 }
 
 // WriteJSON writes the history as one JSON document (SchemaV1).
@@ -279,6 +339,13 @@ func WriteJSON(w io.Writer, h *History) error {
 		if v, ok := s.Rate(); ok {
 			js.PassRate = &v
 		}
+		for _, t := range s.ByReport {
+			var jt *jsonTally
+			if t != nil {
+				jt = &jsonTally{Passed: t.Passed, Failed: t.Failed, Errored: t.Errored}
+			}
+			js.ByReport = append(js.ByReport, jt)
+		}
 		for _, v := range s.Verdicts {
 			if v == VerdictNone {
 				js.Verdicts = append(js.Verdicts, nil)
@@ -289,7 +356,8 @@ func WriteJSON(w io.Writer, h *History) error {
 		}
 		doc.Scenarios = append(doc.Scenarios, js)
 		if s.Regressed {
-			doc.Regressed = append(doc.Regressed, jsonRegressed{File: s.File, Name: s.Name, PassedIn: s.PassedIn, FailedIn: s.FailedIn})
+			doc.Regressed = append(doc.Regressed, jsonRegressed{File: s.File, Name: s.Name, PassedIn: s.PassedIn, FailedIn: s.FailedIn,
+				PassedOn: deploymentJSON(s.PassedOn), FailedOn: deploymentJSON(s.FailedOn)})
 		}
 	}
 	enc := json.NewEncoder(w)

@@ -78,10 +78,12 @@ type deployments struct {
 // deploySalt keeps deployment ids apart from the other streams of the seed.
 const deploySalt = 0xde9105ed
 
-// newID makes the next deployment id; d.mu is held.
-func (d *deployments) newID() string {
+// newID makes the next deployment id of the agent whose definition has
+// digest (agent.Definition.Digest); d.mu is held. The digest makes the
+// ids of an edited definition new under the same seed.
+func (d *deployments) newID(digest uint64) string {
 	d.seq++
-	return fmt.Sprintf("%s%016x", deploymentIDPrefix, splitmix64(d.seed^splitmix64(d.seq)^deploySalt))
+	return fmt.Sprintf("%s%016x", deploymentIDPrefix, splitmix64(d.seed^splitmix64(d.seq)^deploySalt^digest))
 }
 
 // initDeployments makes the deployments present at start, in agent then
@@ -94,7 +96,7 @@ func (s *Server) initDeployments() {
 		def := s.agents[id]
 		d.envs[id] = make(map[string][]Deployment, len(agent.Environments))
 		for _, env := range agent.Environments {
-			d.envs[id][env] = []Deployment{{ID: d.newID(), AgentID: id, Environment: env, Version: def.Deployed(env), CreatedAt: s.started}}
+			d.envs[id][env] = []Deployment{{ID: d.newID(def.Digest), AgentID: id, Environment: env, Version: def.Deployed(env), CreatedAt: s.started}}
 		}
 	}
 }
@@ -162,7 +164,7 @@ func (s *Server) Publish(agentID, version string) (Deployment, error) {
 	if _, ok := def.AtVersion(version); !ok {
 		return Deployment{}, adminErrorf(http.StatusBadRequest, "agent %q has no version %q; versions are %s", id, version, strings.Join(def.Versions(), ", "))
 	}
-	dep := Deployment{ID: d.newID(), AgentID: id, Environment: "sandbox", Version: version, CreatedAt: s.opts.Now().UTC()}
+	dep := Deployment{ID: d.newID(s.agents[id].Digest), AgentID: id, Environment: "sandbox", Version: version, CreatedAt: s.opts.Now().UTC()}
 	d.envs[id]["sandbox"] = append(h, dep)
 	return dep, nil
 }
@@ -193,7 +195,7 @@ func (s *Server) Promote(agentID, env, fromID string) (Deployment, error) {
 	if fromID != "" && fromID != active.ID {
 		return Deployment{}, adminErrorf(http.StatusConflict, "deployment %q is not the active %s deployment of %q (active: %s)", fromID, from, id, active.ID)
 	}
-	dep := Deployment{ID: d.newID(), AgentID: id, Environment: env, Version: active.Version, CreatedAt: s.opts.Now().UTC(), PromotedFrom: active.ID}
+	dep := Deployment{ID: d.newID(s.agents[id].Digest), AgentID: id, Environment: env, Version: active.Version, CreatedAt: s.opts.Now().UTC(), PromotedFrom: active.ID}
 	d.envs[id][env] = append(d.envs[id][env], dep)
 	return dep, nil
 }

@@ -3,6 +3,9 @@ package sim_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -10,6 +13,7 @@ import (
 
 	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/sim"
+	"github.com/agenttest/agenttest/internal/sim/agent"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
 )
 
@@ -96,6 +100,74 @@ func TestDeploymentsAtStart(t *testing.T) {
 		if r := active(t, s, "restaurant", bad); r.status != 400 || !strings.Contains(string(r.body), "sandbox, pre-release, live") {
 			t.Errorf("environment %q: %d %s", bad, r.status, r.body)
 		}
+	}
+}
+
+// TestEditedDefinitionIsANewDeployment: a simulator started on an edited
+// agent definition serves new deployments of that agent, in every
+// environment, and of no other, under the same seed; the same files give
+// the same ids. Before, the ids came from the seed alone: a nightly
+// rehearsed on a fresh simulator per night, with the agent changed on
+// one of them (docs/reliability.md, "The nightly job against live"),
+// tested "the same deployment" before and after the change, which the
+// history then said was not redeployed, and a gate would have vouched
+// for.
+func TestEditedDefinitionIsANewDeployment(t *testing.T) {
+	t.Parallel()
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join("..", "..", "examples", "agents", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	clinic, restaurant := read("clinic.yaml"), read("restaurant.yaml")
+	edited := strings.Replace(clinic, "I'm putting you through to our on-call nurse right now.", "Let me transfer you to reception.", 1)
+	if edited == clinic {
+		t.Fatal("the clinic's urgent reply is not where the test edits it")
+	}
+	start := func(clinic string) *simtest.Sim {
+		return simtest.Start(t, sim.Options{Seed: 5, Agents: []*agent.Definition{loadAgent(t, "clinic.yaml", clinic), loadAgent(t, "restaurant.yaml", restaurant)}})
+	}
+	ids := func(s *simtest.Sim, agentID string) []string {
+		var out []string
+		for _, env := range []string{"sandbox", "pre-release", "live"} {
+			d, err := s.Server.ActiveDeployment(agentID, env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, d.ID)
+		}
+		// A release made on it: a publish, then a promotion.
+		for _, release := range []func() (sim.Deployment, error){
+			func() (sim.Deployment, error) { return s.Server.Publish(agentID, "") },
+			func() (sim.Deployment, error) { return s.Server.Promote(agentID, "pre-release", "") },
+		} {
+			d, err := release()
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, d.ID)
+		}
+		return out
+	}
+	// Each simulator's deployments, read and published in one order:
+	// a publish's id follows the ones made before it.
+	deployed := func(clinic string) [2][]string {
+		s := start(clinic)
+		return [2][]string{ids(s, "clinic"), ids(s, "restaurant")}
+	}
+	a, same, changed := deployed(clinic), deployed(clinic), deployed(edited)
+	if !slices.Equal(same[0], a[0]) || !slices.Equal(same[1], a[1]) {
+		t.Errorf("the same definitions and seed: deployments %v, want %v", same, a)
+	}
+	for i := range a[0] {
+		if a[0][i] == changed[0][i] {
+			t.Errorf("the edited clinic serves deployment %s of the unedited one (%d of %v)", changed[0][i], i, changed[0])
+		}
+	}
+	if !slices.Equal(changed[1], a[1]) {
+		t.Errorf("the restaurant, not edited: deployments %v, want %v", changed[1], a[1])
 	}
 }
 

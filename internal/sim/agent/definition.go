@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"hash/fnv"
 	"io/fs"
 	"path"
 	"regexp"
@@ -38,6 +39,12 @@ type Definition struct {
 	// Version labels this version of the agent (`version:`, default
 	// DefaultVersion). Versions, AtVersion and Deployed reach the others.
 	Version string
+	// Digest identifies the content of the file the definition came
+	// from, for every version of it: the simulator derives its deployment
+	// ids from it, so a simulator started on an edited file serves new
+	// deployments, as a platform serves a new deployment of a changed
+	// agent, where the same seed alone would repeat the old ids.
+	Digest uint64
 
 	idPos     diag.Pos
 	numbers   []string
@@ -315,9 +322,12 @@ func Load(file string, src []byte) (*Definition, diag.Diagnostics) {
 		d.diags.Sort()
 		return nil, d.diags
 	}
+	h := fnv.New64a()
+	h.Write(src)
+	def.Digest = h.Sum64()
 	for _, label := range def.Versions() {
 		v, _ := def.AtVersion(label)
-		v.Path = file
+		v.Path, v.Digest = file, def.Digest
 	}
 	return def, d.diags
 }
