@@ -106,7 +106,11 @@ type Options struct {
 	SMSConnector func(agent, env string) string
 	// Webhooks waits until a verified webhook event of the type arrived
 	// for the conversation, or ctx ends (then it returns why); nil fails
-	// the webhook steps with a configuration error.
+	// the webhook steps with a configuration error. An error returned
+	// once ctx ended fails the step as the event not arriving in time,
+	// the agent's failure at the key confirm.webhooks.EVENT, as in
+	// agenttest run; one returned before says the receiver cannot
+	// confirm anything (an http: error, the platform's side).
 	Webhooks func(ctx context.Context, conversationID, event string) error
 
 	// Features reads the feature files godog runs (by the path godog
@@ -120,6 +124,12 @@ type Options struct {
 
 	// Now is the clock of start times and durations; nil means time.Now.
 	Now func() time.Time
+	// AfterFunc, with Now, runs the steps' bounds (TurnTimeout,
+	// ConfirmTimeout, @timeout, @within) on that clock: it calls f once
+	// d has passed on Now, and stop cancels the call and reports whether
+	// it did. A test that moves a fake clock past a bound cuts what it
+	// bounds at once instead of waiting for it. Nil means real timers.
+	AfterFunc func(d time.Duration, f func()) (stop func() bool)
 }
 
 // Validate returns every problem of the options at once, with no key in
@@ -316,6 +326,7 @@ func New(o Options) (*Steps, error) {
 		DefaultEnv:     o.Env,
 		Getenv:         o.Getenv,
 		Now:            o.Now,
+		AfterFunc:      o.AfterFunc,
 		Connector:      o.SMSConnector,
 		// The client masks what the platform sends; the runner masks the
 		// failures and errors godog prints, which may hold an
@@ -418,8 +429,17 @@ func (s *Steps) ours(text string) bool {
 // webhookFunc adapts Options.Webhooks to the runner's receiver.
 type webhookFunc func(ctx context.Context, conversationID, event string) error
 
+// Wait reads an error the function returned once ctx ended as the event
+// not arriving in time, the agent's failure, as agenttest run's receiver
+// says it (*webhook.MissingError, with the function's reason after it);
+// an error while ctx still runs is the receiver's own (it cannot confirm
+// anything), the platform's side, as in agenttest run.
 func (f webhookFunc) Wait(ctx context.Context, conversationID, event string) (webhook.Event, error) {
 	if err := f(ctx, conversationID, event); err != nil {
+		if ctx.Err() != nil {
+			missing := &webhook.MissingError{Type: event, ConversationID: conversationID, Err: context.Cause(ctx)}
+			return webhook.Event{}, fmt.Errorf("%w (Options.Webhooks: %v)", missing, err)
+		}
 		return webhook.Event{}, err
 	}
 	return webhook.Event{Type: event, ConversationID: conversationID}, nil

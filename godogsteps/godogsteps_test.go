@@ -19,6 +19,7 @@ import (
 	"github.com/cucumber/godog"
 
 	"github.com/agenttest/agenttest/godogsteps"
+	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/platformtest"
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/runner"
@@ -1273,4 +1274,82 @@ func runOverMessaging(t *testing.T, p *platformtest.Messaging, feature string) (
 		Options: &godog.Options{Format: "pretty", Output: &out, FS: features, Paths: []string{"s.feature"}, Strict: true, NoColors: true},
 	}.Run()
 	return status, failed.errs, out.String()
+}
+
+// TestWebhookThatDoesNotArrive: Options.Webhooks says why it gave up; an
+// event that has not come when the wait's context ends is the agent's
+// failure, at the check's key with what was expected, as agenttest run
+// says it, not the platform's error; a receiver that fails before then
+// cannot confirm anything, which agenttest run blames on the platform's
+// side.
+func TestWebhookThatDoesNotArrive(t *testing.T) {
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	clock := fakeclock.New()
+	features := fstest.MapFS{"hook.feature": {Data: []byte(`@agent:clinic
+Feature: webhooks
+  Scenario: urgent
+    When the user says "I have chest pain"
+    Then a "handoff.created" webhook arrives
+`)}}
+	type testCase struct {
+		name string
+		wait func(ctx context.Context, conv, event string) error
+		want []string // the scenario's error holds each, in order; none: it passes
+	}
+	run := func(t *testing.T, tc testCase) {
+		steps, err := godogsteps.New(godogsteps.Options{
+			BuildURL: s.BuildURL, BuildKey: s.BuildKey, Features: features,
+			RuntimeURL: s.RuntimeURL, AccountID: s.AccountID, RuntimeKey: s.RuntimeKey,
+			Now: clock.Now, AfterFunc: clock.AfterFunc,
+			Webhooks: tc.wait,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, errs := godogRun(steps, nil, features, godog.Options{Strict: true}, "hook.feature")
+		got := errs["urgent"]
+		if len(tc.want) == 0 {
+			if got != "" {
+				t.Errorf("the scenario failed with %q, want it to pass", got)
+			}
+			return
+		}
+		rest := got
+		for _, w := range tc.want {
+			i := strings.Index(rest, w)
+			if i < 0 {
+				t.Fatalf("the scenario failed with\n%s\nwant, in order:\n%s", got, strings.Join(tc.want, "\n"))
+			}
+			rest = rest[i+len(w):]
+		}
+	}
+	for _, tc := range []testCase{
+		{
+			name: "the wait ends without the event",
+			wait: func(ctx context.Context, conv, event string) error {
+				// No event comes before the confirmation bound passes.
+				clock.Advance(time.Hour)
+				<-ctx.Done()
+				return fmt.Errorf("no %s yet: %w", event, ctx.Err())
+			},
+			want: []string{
+				`hook.feature:5:5: confirm.webhooks.handoff.created: no verified "handoff.created" event for conversation conv-`,
+				`arrived (Options.Webhooks: no handoff.created yet: context deadline exceeded)`,
+				"\n  expected: handoff.created event, signed\n  actual:   none verified",
+			},
+		},
+		{
+			name: "the receiver fails",
+			wait: func(ctx context.Context, conv, event string) error {
+				return errors.New("receiver not registered")
+			},
+			want: []string{`hook.feature:5:5: http: confirm: webhooks: receiver not registered`},
+		},
+		{
+			name: "the event arrives",
+			wait: func(ctx context.Context, conv, event string) error { return nil },
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
 }
