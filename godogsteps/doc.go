@@ -76,10 +76,14 @@
 // talks to the live agent and needs Options.AllowLive, as agenttest run
 // needs --allow-live; without it the scenario fails before its first call.
 //
-// A scenario's session is bounded by the context godog gives its Before
-// hook, godog.Options.DefaultContext: cancel that one (on a signal, or at
-// a deadline of your own) and the agenttest step running fails with
-// "interrupted: run interrupted". The context a step of yours returns to
-// the next step carries your values, not a bound on agenttest's calls:
-// Options.TurnTimeout and @timeout:D bound those.
+// Each agenttest step is bounded by the context godog gives it: the
+// scenario's (godog.Options.DefaultContext), as your Before hooks and
+// the steps before it made it, whichever order the hooks were registered
+// in. Cancel it (on a signal, or with a cancel or a deadline of your own
+// added in a hook or a step) and the agenttest step running, or the next
+// one, fails with "interrupted: run interrupted", followed by the cause
+// or "(context deadline exceeded)" when the context says why; the values
+// your hooks and steps put in it pass through agenttest's steps to
+// yours. Options.TurnTimeout and @timeout:D bound agenttest's calls
+// besides.
 package godogsteps

@@ -487,6 +487,9 @@ type state struct {
 	// index maps godog's pickle step ids to the program's steps.
 	index   map[string]int
 	session *runner.Session
+	// stop ends the session's context, with the cause that ended the
+	// context godog gave a step or hook of ours (bound).
+	stop context.CancelCauseFunc
 	// current is the step godog is about to run, at index at of the
 	// program; next is the program's step that should run next.
 	current  *steps.Step
@@ -560,12 +563,46 @@ func (st *state) before(ctx context.Context, p *godog.Scenario) (context.Context
 	if c.Env == live && !st.steps.allowLive {
 		return ctx, fmt.Errorf("%s: config: scenario %q runs in the live environment without godogsteps.Options.AllowLive: set it to test in live on purpose", sc.Pos, sc.Name)
 	}
-	s, err := runner.NewSession(ctx, sc, c, o)
+	// The session's context is this hook's, and ends too when the
+	// context of a later step or hook of ours ends (bound): the Before
+	// hooks registered after Register and the team's steps may have
+	// given it a deadline or a cancel of their own.
+	sctx, stop := context.WithCancelCause(ctx)
+	s, err := runner.NewSession(sctx, sc, c, o)
 	if err != nil {
+		stop(nil)
 		return ctx, err
 	}
-	st.session = s
+	st.session, st.stop = s, stop
 	return ctx, nil
+}
+
+// bound makes the end of ctx, the context godog gives one step or hook of
+// ours, end the session's context while it runs, with ctx's cause; the
+// returned func stops that. godog chains each step's context from the
+// one before, so it descends from the Before hook's, but a team's hook
+// or step on the way may have added a deadline or a cancel: those bound
+// agenttest's calls too.
+func (st *state) bound(ctx context.Context) (release func() bool) {
+	if ctx.Err() != nil {
+		// Ended already: the session must see it before the step
+		// calls anything, not whenever AfterFunc's goroutine runs.
+		st.stop(context.Cause(ctx))
+	}
+	return context.AfterFunc(ctx, func() { st.stop(context.Cause(ctx)) })
+}
+
+// interrupted is the error of a step whose context ended: the session's
+// "run interrupted", with why the context ended when that is a reason of
+// the team's (a deadline, a cause of theirs), not a plain cancel.
+func (st *state) interrupted(ctx context.Context, err error) error {
+	if err == nil || ctx.Err() == nil {
+		return err
+	}
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+		return fmt.Errorf("%w (%v)", err, cause)
+	}
+	return err
 }
 
 func (st *state) beforeStep(ctx context.Context, gs *godog.Step) (context.Context, error) {
@@ -601,12 +638,18 @@ func (st *state) run(ctx context.Context) error {
 		return st.shadowedStep()
 	}
 	st.next = st.at + 1
+	defer st.bound(ctx)()
 	a := st.session.Attempt()
 	failures := len(a.Failures)
+	if ctx.Err() != nil {
+		// A check needs no call that would notice the end: say it
+		// here, as the session says it of a call.
+		return st.interrupted(ctx, fmt.Errorf("%s: %s: run interrupted", st.current.Pos, result.KindInterrupted))
+	}
 	if st.session.Exec(st.current) {
 		return nil
 	}
-	return stepError(a, failures)
+	return st.interrupted(ctx, stepError(a, failures))
 }
 
 // after ends the session. godog#650: the hook fires right after a failing
@@ -617,7 +660,7 @@ func (st *state) after(ctx context.Context, _ *godog.Scenario, err error) (conte
 		// took one, a pass would be a green that tested nothing; else
 		// godog cut the scenario short (a step pending, skipped or
 		// undefined outside strict mode) and reports that itself.
-		st.session.End()
+		st.end()
 		if st.shadowed {
 			return ctx, st.shadowedStep()
 		}
@@ -628,16 +671,25 @@ func (st *state) after(ctx context.Context, _ *godog.Scenario, err error) (conte
 			// A call no step awaited is awaited now, as in agenttest
 			// run (Session.Finish).
 			failures := len(a.Failures)
-			if !st.session.Finish() {
-				err = stepError(a, failures)
-				st.session.End()
+			release := st.bound(ctx)
+			ok := st.session.Finish()
+			release()
+			if !ok {
+				err = st.interrupted(ctx, stepError(a, failures))
+				st.end()
 				return ctx, err
 			}
 			st.session.Pass()
 		}
-		st.session.End()
+		st.end()
 	}
 	return ctx, nil
+}
+
+// end ends the session and releases its context.
+func (st *state) end() {
+	st.session.End()
+	st.stop(nil)
 }
 
 // shadowedStep says which step of the program godog ran with another

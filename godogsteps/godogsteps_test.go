@@ -1353,3 +1353,138 @@ Feature: webhooks
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
 }
+
+// TestStepContextBoundsTheSteps: the context godog hands an agenttest
+// step (what the Before hooks and the team's steps before it made of the
+// scenario's) bounds it, whichever order the hooks were registered in:
+// a deadline of the team's that passed, or a cancellation of theirs, even
+// one that comes while the step's call is on its way, stops the step as
+// an interruption that says why, and the values the team put in the
+// context reach their later steps through agenttest's.
+func TestStepContextBoundsTheSteps(t *testing.T) {
+	// The team's cancel of the scenario running now, which the
+	// simulator calls while the platform thinks about a turn.
+	var (
+		mu         sync.Mutex
+		cancelTeam context.CancelCauseFunc
+		released   = make(chan struct{})
+	)
+	s := simtest.Start(t, sim.Options{
+		Seed:   1,
+		Faults: sim.Faults{Latency: time.Hour},
+		Sleep: func(ctx context.Context, _ time.Duration) {
+			mu.Lock()
+			cancel := cancelTeam
+			mu.Unlock()
+			if cancel == nil {
+				return // no wait: the turn is answered at once
+			}
+			cancel(errors.New("our backend went away"))
+			// Only the client's going away ends the step. The server
+			// may not see it go (the request's body is not read yet), so
+			// the test's end lets the request go.
+			select {
+			case <-ctx.Done():
+			case <-released:
+			}
+		},
+	})
+	t.Cleanup(func() { close(released) }) // before the simulator closes
+	features := fstest.MapFS{"ctx.feature": {Data: []byte(`@agent:restaurant
+Feature: context
+  @deadline
+  Scenario: a deadline that passed
+    When the user says "I'd like to book a table"
+
+  @cancel
+  Scenario: cancelled by the team
+    When the user says "I'd like to book a table"
+
+  @late
+  Scenario: a check after the deadline
+    When the user says "hi"
+    And our time is up
+    Then the agent's reply contains "a"
+
+  @after @agent:clinic
+  Scenario: a call awaited after the deadline
+    When an outbound call is placed to "+447700900001"
+    And our time is up
+
+  @values
+  Scenario: the team's values
+    Given our order number is "A-17"
+    When the user says "hi"
+    Then our order number is still "A-17"
+`)}}
+	type orderKey struct{}
+	steps, err := godogsteps.New(godogsteps.Options{
+		BuildURL: s.BuildURL, BuildKey: s.BuildKey, Features: features,
+		RuntimeURL: s.RuntimeURL, AccountID: s.AccountID, RuntimeKey: s.RuntimeKey,
+		ProbeNumbers: []string{"+447700900001"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := func(sc *godog.ScenarioContext) {
+		// Registered after agenttest's: they run after its Before hook.
+		sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
+			switch p.Tags[len(p.Tags)-1].Name {
+			case "@deadline":
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithDeadline(ctx, time.Unix(0, 0))
+				t.Cleanup(cancel)
+			case "@cancel":
+				var cancel context.CancelCauseFunc
+				ctx, cancel = context.WithCancelCause(ctx)
+				mu.Lock()
+				cancelTeam = cancel
+				mu.Unlock()
+			}
+			return ctx, nil
+		})
+		sc.Step(`^our time is up$`, func(ctx context.Context) context.Context {
+			ctx, cancel := context.WithDeadline(ctx, time.Unix(0, 0))
+			t.Cleanup(cancel)
+			return ctx
+		})
+		sc.Step(`^our order number is "([^"]*)"$`, func(ctx context.Context, n string) context.Context {
+			return context.WithValue(ctx, orderKey{}, n)
+		})
+		sc.Step(`^our order number is still "([^"]*)"$`, func(ctx context.Context, n string) error {
+			if got, _ := ctx.Value(orderKey{}).(string); got != n {
+				return fmt.Errorf("order number %q, want %q", got, n)
+			}
+			return nil
+		})
+	}
+	type testCase struct {
+		tags, want string
+	}
+	run := func(t *testing.T, tc testCase) {
+		mu.Lock()
+		cancelTeam = nil
+		mu.Unlock()
+		_, errs := godogRun(steps, own, features, godog.Options{Strict: true, Tags: tc.tags}, "ctx.feature")
+		var got string
+		for _, err := range errs {
+			got = err
+		}
+		if got != tc.want && !(strings.HasSuffix(tc.want, "OUT-") && strings.HasPrefix(got, tc.want) && strings.HasSuffix(got, ": run interrupted (context deadline exceeded)")) {
+			t.Errorf("the scenario failed with %q, want %q", got, tc.want)
+		}
+	}
+	for _, tc := range []testCase{
+		{tags: "@deadline", want: "ctx.feature:5:5: interrupted: run interrupted (context deadline exceeded)"},
+		// The session opens at the scenario's line, as in agenttest run.
+		{tags: "@cancel", want: "ctx.feature:8:3: interrupted: run interrupted (our backend went away)"},
+		// A check makes no call, and stops all the same.
+		{tags: "@late", want: "ctx.feature:15:5: interrupted: run interrupted (context deadline exceeded)"},
+		// The call no step awaited is awaited in the After hook, under
+		// the context of the last step.
+		{tags: "@after", want: "ctx.feature:19:5: interrupted: probe: read status of call OUT-"},
+		{tags: "@values", want: ""},
+	} {
+		t.Run(tc.tags, func(t *testing.T) { run(t, tc) })
+	}
+}
