@@ -10,7 +10,10 @@
 // `agenttest run` executes and checks it. A failing step returns an error
 // saying what broke as agenttest run's console does (the step's line, the
 // check's key, expected, actual and their diff); godog marks it failed
-// and skips the rest of the scenario. godog marks every such step
+// and skips the rest of the scenario. The step carries the transcript of
+// the conversation up to that turn and what the scenario confirmed as a
+// godog attachment (transcript.txt, text/plain), which godog's cucumber
+// formatter writes as the step's embedding. godog marks every such step
 // failed; the error says whose fault it is, as agenttest run tells a
 // failure (exit 1) from an error (exit 4): a check's key (response:,
 // node:, state.NAME: ...) when the agent broke an expectation, an error

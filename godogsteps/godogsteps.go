@@ -623,19 +623,19 @@ func (st *state) afterStep(ctx context.Context, gs *godog.Step, status godog.Ste
 }
 
 // run executes the current step in the scenario's session.
-func (st *state) run(ctx context.Context) error {
+func (st *state) run(ctx context.Context) (context.Context, error) {
 	if st.setupOnly {
-		return nil
+		return ctx, nil
 	}
 	if st.session == nil || st.current == nil {
-		return errors.New("agenttest: step run outside an agenttest scenario")
+		return ctx, errors.New("agenttest: step run outside an agenttest scenario")
 	}
 	// A step of the program that godog ran with another definition (a
 	// team's pattern that matches agenttest's text, outside strict mode)
 	// left the session without it: say so rather than check what follows
 	// against a conversation that lacks it.
 	if st.at != st.next {
-		return st.shadowedStep()
+		return ctx, st.shadowedStep()
 	}
 	st.next = st.at + 1
 	defer st.bound(ctx)()
@@ -644,12 +644,26 @@ func (st *state) run(ctx context.Context) error {
 	if ctx.Err() != nil {
 		// A check needs no call that would notice the end: say it
 		// here, as the session says it of a call.
-		return st.interrupted(ctx, fmt.Errorf("%s: %s: run interrupted", st.current.Pos, result.KindInterrupted))
+		return st.failed(ctx, fmt.Errorf("%s: %s: run interrupted", st.current.Pos, result.KindInterrupted))
 	}
 	if st.session.Exec(st.current) {
-		return nil
+		return ctx, nil
 	}
-	return st.interrupted(ctx, stepError(a, failures))
+	return st.failed(ctx, stepError(a, failures))
+}
+
+// failed returns the error of a step (or of the After hook) that ended
+// the attempt, with the cause of ctx's end, and attaches the attempt's
+// transcript and confirmations to the step, as agenttest's Cucumber
+// Messages file attaches them to its failed step: godog's cucumber
+// formatter writes it as the step's embedding. Masked: the confirmations
+// of an attempt are masked only when it ends.
+func (st *state) failed(ctx context.Context, err error) (context.Context, error) {
+	err = st.interrupted(ctx, err)
+	if body := st.steps.opts.Redactor.String(report.TranscriptText(st.session.Attempt())); body != "" {
+		ctx = godog.Attach(ctx, godog.Attachment{Body: []byte(body), FileName: "transcript.txt", MediaType: "text/plain"})
+	}
+	return ctx, err
 }
 
 // after ends the session. godog#650: the hook fires right after a failing
@@ -675,7 +689,7 @@ func (st *state) after(ctx context.Context, _ *godog.Scenario, err error) (conte
 			ok := st.session.Finish()
 			release()
 			if !ok {
-				err = st.interrupted(ctx, stepError(a, failures))
+				ctx, err = st.failed(ctx, stepError(a, failures))
 				st.end()
 				return ctx, err
 			}

@@ -2,6 +2,7 @@ package godogsteps_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -1486,5 +1487,94 @@ Feature: context
 		{tags: "@values", want: ""},
 	} {
 		t.Run(tc.tags, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestFailedStepCarriesTranscript: godog's cucumber JSON carries the
+// transcript of a failed agenttest step (up to the turn that broke, and
+// what was confirmed) as the step's embedding, as agenttest's own
+// Cucumber Messages file attaches it, with every key masked; a step that
+// passed carries none.
+func TestFailedStepCarriesTranscript(t *testing.T) {
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	features := fstest.MapFS{"transcript.feature": {Data: []byte(`@agent:restaurant
+Feature: transcript
+  Scenario: the wrong party size
+    When the user says "I'd like to book a table"
+    Then the agent's reply contains "How many"
+    When the user says "4 people at 7pm"
+    Then the state "party_size" is "${env:KEY}"
+
+  Scenario: the record
+    When the user says "that's all, bye"
+    Then the conversation record shows:
+      | handoff | true |
+`)}}
+	steps, err := godogsteps.New(godogsteps.Options{
+		BuildURL: s.BuildURL, BuildKey: s.BuildKey, Features: features,
+		RuntimeURL: s.RuntimeURL, AccountID: s.AccountID, RuntimeKey: s.RuntimeKey,
+		Getenv: func(name string) (string, bool) { return s.BuildKey, name == "KEY" },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	godog.TestSuite{
+		ScenarioInitializer: steps.Register,
+		Options: &godog.Options{Format: "cucumber", Output: &out, FS: features, Paths: []string{"transcript.feature"},
+			Strict: true, NoColors: true, Concurrency: 2},
+	}.Run()
+	var report []struct {
+		Elements []struct {
+			Name  string `json:"name"`
+			Steps []struct {
+				Name       string `json:"name"`
+				Embeddings []struct {
+					Name     string `json:"name"`
+					MimeType string `json:"mime_type"`
+					Data     []byte `json:"data"` // base64
+				} `json:"embeddings"`
+			} `json:"steps"`
+		} `json:"elements"`
+	}
+	if err := json.Unmarshal([]byte(out.String()), &report); err != nil || len(report) != 1 {
+		t.Fatalf("cucumber JSON: %v\n%s", err, out.String())
+	}
+	attached := map[string]string{}
+	for _, el := range report[0].Elements {
+		for _, st := range el.Steps {
+			for _, e := range st.Embeddings {
+				if e.Name != "transcript.txt" || e.MimeType != "text/plain" {
+					t.Errorf("%s: embedding %q of type %q, want transcript.txt, text/plain", st.Name, e.Name, e.MimeType)
+				}
+				attached[el.Name+": "+st.Name] += string(e.Data)
+			}
+		}
+	}
+	for step, want := range map[string][]string{
+		`the wrong party size: the state "party_size" is "${env:KEY}"`: {
+			"transcript (conversation conv-", "greeting", "< Welcome to Bella Tavola!",
+			"turn 1", "> I'd like to book a table", "turn 2", "> 4 people at 7pm",
+			"node: ConfirmBooking", `+party_size="4"`,
+		},
+		`the record: the conversation record shows:`: {"> that's all, bye", "confirmed:", "✗ conversation conv-"},
+	} {
+		got, ok := attached[step]
+		delete(attached, step)
+		if !ok {
+			t.Errorf("%s: no transcript attached\n%s", step, out.String())
+			continue
+		}
+		for _, w := range want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: the transcript lacks %q:\n%s", step, w, got)
+			}
+		}
+	}
+	if len(attached) > 0 {
+		t.Errorf("transcripts attached to steps that did not fail: %v", attached)
+	}
+	if strings.Contains(out.String(), s.BuildKey) {
+		t.Errorf("the cucumber JSON holds the key:\n%s", out.String())
 	}
 }
