@@ -10,6 +10,7 @@ import (
 	"maps"
 	"net/url"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -93,6 +94,10 @@ func TestVerdictsMatchAgenttestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := verdicts{}
+	// The first line each failed scenario says what broke with, ids of
+	// conversations and calls aside.
+	wantMsgs, gotMsgs := verdicts{}, verdicts{}
+	ids := regexp.MustCompile(`\b(conv|OUT|CONV)-[0-9A-Za-z]+`)
 	// Statistical scenarios (@repeat, @confidence) are decided over many
 	// sessions by agenttest; godog runs them once, so on a stochastic
 	// agent the one run may fail where the sequential test passes: they
@@ -112,6 +117,18 @@ func TestVerdictsMatchAgenttestRun(t *testing.T) {
 				v = "skipped"
 			}
 			want.add(key(f.Path, c.Name), v)
+			if v == "failed" {
+				a := c.Attempts[len(c.Attempts)-1]
+				msg := ""
+				switch {
+				case a.Error != nil:
+					msg = fmt.Sprintf("%s: %s: %s", a.Error.Pos, a.Error.Kind, a.Error.Message)
+				case len(a.Failures) > 0:
+					f := a.Failures[0]
+					msg = fmt.Sprintf("%s: %s: %s", f.Pos, f.Key, f.Message)
+				}
+				wantMsgs.add(key(f.Path, c.Name), ids.ReplaceAllString(msg, "ID"))
+			}
 		}
 	}
 
@@ -201,6 +218,8 @@ func TestVerdictsMatchAgenttestRun(t *testing.T) {
 		case pk.err != nil && !errors.Is(pk.err, godog.ErrSkip):
 			v = "failed"
 			failures = append(failures, pk.err.Error())
+			first, _, _ := strings.Cut(pk.err.Error(), "\n")
+			gotMsgs.add(key(pk.uri, pk.name), ids.ReplaceAllString(first, "ID"))
 		case !pk.ran:
 			v = "skipped"
 		}
@@ -212,6 +231,9 @@ func TestVerdictsMatchAgenttestRun(t *testing.T) {
 	if got.String() != want.String() {
 		t.Logf("failures:\n%s", strings.Join(failures, "\n"))
 		t.Errorf("godog verdicts:\n%s\nagenttest run verdicts:\n%s", got, want)
+	}
+	if got, want := gotMsgs.String(), wantMsgs.String(); got != want {
+		t.Errorf("godog failures:\n%s\nagenttest run failures:\n%s", got, want)
 	}
 	for _, v := range []string{"passed", "failed", "skipped"} {
 		if !strings.Contains(want.String(), v) {
