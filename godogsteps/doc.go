@@ -38,7 +38,10 @@
 // A team's own steps register on the same ScenarioContext, next to
 // Register, and mix with agenttest's in one scenario: only the steps whose
 // text matches one of agenttest's make the session's program; godog runs
-// the others with the team's definitions. A scenario whose steps of
+// the others with the team's definitions. They read what agenttest's
+// steps found from the context godog gives them: Expand expands ${name}
+// (a value an "I remember" step captured, an Examples column,
+// ${env:NAME}), and ConversationID is the conversation's id. A scenario whose steps of
 // agenttest's are setup steps alone (a shared Background's Given the
 // agent "..." above the team's own steps) opens no session.
 //

@@ -574,7 +574,54 @@ func (st *state) before(ctx context.Context, p *godog.Scenario) (context.Context
 		return ctx, err
 	}
 	st.session, st.stop = s, stop
-	return ctx, nil
+	return context.WithValue(ctx, stateKey{}, st), nil
+}
+
+// stateKey is the context key of the scenario's state, for Expand and
+// ConversationID.
+type stateKey struct{}
+
+// Expand expands the ${...} references in text as agenttest's steps
+// expand theirs, in the scenario of ctx (the context godog gives a step
+// of yours): the values the scenario's "I remember ..." steps captured so
+// far, the columns of its Examples row, and ${env:NAME} through
+// Options.Getenv. A step of yours that takes a captured value (a booking
+// reference the agent gave) passes its argument through it:
+//
+//	sc.Step(`^our backend has the booking "([^"]*)"$`, func(ctx context.Context, ref string) error {
+//		ref, err := godogsteps.Expand(ctx, ref) // "${ref}" -> "R1234"
+//		...
+//	})
+//
+// It fails for a name the scenario has no value of, and in a scenario
+// with no conversation of agenttest's steps (one of your steps alone, or
+// ctx not godog's).
+func Expand(ctx context.Context, text string) (string, error) {
+	st, ok := ctx.Value(stateKey{}).(*state)
+	if !ok {
+		if !strings.Contains(text, "${") {
+			return text, nil
+		}
+		return "", fmt.Errorf("godogsteps: expand %q: not in a scenario with agenttest's steps (pass the context godog gives your step)", text)
+	}
+	out, err := st.session.Expand(text)
+	if err != nil {
+		return "", fmt.Errorf("godogsteps: expand %q: %w", text, err)
+	}
+	return out, nil
+}
+
+// ConversationID is the id of the conversation of the scenario of ctx
+// (the debug chat or web chat session, or the one a probe's call or SMS
+// opened), once agenttest's steps opened or found it; "" before, and
+// outside a scenario with agenttest's steps. A step of yours checks your
+// own systems for this conversation with it.
+func ConversationID(ctx context.Context) string {
+	st, ok := ctx.Value(stateKey{}).(*state)
+	if !ok {
+		return ""
+	}
+	return st.session.Attempt().ConversationID
 }
 
 // bound makes the end of ctx, the context godog gives one step or hook of

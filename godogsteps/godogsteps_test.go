@@ -1600,3 +1600,74 @@ Feature: transcript
 		t.Errorf("the cucumber JSON holds the key:\n%s", out.String())
 	}
 }
+
+// TestTeamStepsReadWhatAgenttestFound: a team's own step reads the values
+// agenttest's steps captured and the conversation's id from the context
+// godog gives it; an unknown name, or a scenario without agenttest's
+// conversation, fails its expansion.
+func TestTeamStepsReadWhatAgenttestFound(t *testing.T) {
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	features := fstest.MapFS{"team.feature": {Data: []byte(`@agent:restaurant
+Feature: team
+  Scenario: the team reads the booking
+    Given our backend is empty
+    When the user says "a table for 4 at 7pm"
+    Then I remember "ref" from the state "booking_ref"
+    And I remember "conv" from the state "conversation_id"
+    And our backend has the booking "${ref}" for "${conv}"
+
+  Scenario: a name never captured
+    When the user says "hello"
+    Then our backend has the booking "${nothing}" for "${conv}"
+
+  Scenario: the team's steps alone
+    Then our backend has the booking "${ref}" for "${conv}"
+`)}}
+	steps, err := godogsteps.New(godogsteps.Options{BuildURL: s.BuildURL, BuildKey: s.BuildKey, Features: features})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu    sync.Mutex
+		found = map[string]string{}
+	)
+	own := func(sc *godog.ScenarioContext) {
+		sc.Step(`^our backend is empty$`, func(ctx context.Context) error {
+			if id := godogsteps.ConversationID(ctx); id != "" {
+				return fmt.Errorf("a conversation %q before any turn", id)
+			}
+			// A text without references needs no scenario.
+			if got, err := godogsteps.Expand(context.Background(), "plain"); got != "plain" || err != nil {
+				return fmt.Errorf("plain text expanded to %q, %v", got, err)
+			}
+			return nil
+		})
+		sc.Step(`^our backend has the booking "([^"]*)" for "([^"]*)"$`, func(ctx context.Context, ref, conv string) error {
+			ref, err := godogsteps.Expand(ctx, ref)
+			if err != nil {
+				return err
+			}
+			conv, err = godogsteps.Expand(ctx, conv)
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			found["ref"], found["conv"], found["id"] = ref, conv, godogsteps.ConversationID(ctx)
+			return nil
+		})
+	}
+	_, errs := godogRun(steps, own, features, godog.Options{Strict: true, Concurrency: 2}, "team.feature")
+	if found["id"] == "" || found["conv"] != found["id"] || !regexp.MustCompile(`^[A-Z0-9]{6}$`).MatchString(found["ref"]) {
+		t.Errorf("the team's step read ref %q, conversation %q and id %q: want the booking reference, and the id twice", found["ref"], found["conv"], found["id"])
+	}
+	for name, want := range map[string]string{
+		"the team reads the booking": "",
+		"a name never captured":      `godogsteps: expand "${nothing}": `,
+		"the team's steps alone":     `godogsteps: expand "${ref}": not in a scenario with agenttest's steps`,
+	} {
+		if got := errs[name]; (want == "") != (got == "") || !strings.HasPrefix(got, want) {
+			t.Errorf("scenario %q failed with %q, want %q", name, got, want)
+		}
+	}
+}
