@@ -1671,3 +1671,37 @@ Feature: team
 		}
 	}
 }
+
+// TestPlatformFaultsOverGodog: the web chat scenarios that check what a
+// failing platform says (system messages, the session's end) pass
+// through godog against a simulator with their fault, as they pass in
+// agenttest run (features.TestAcceptanceFaults), so the system message
+// steps hold under godog too.
+func TestPlatformFaultsOverGodog(t *testing.T) {
+	repo := os.DirFS("..")
+	for tag, opts := range map[string]sim.Options{
+		"no-live-agent": {Messaging: sim.MessagingOptions{LiveAgent: sim.LiveAgentOptions{Absent: true}}},
+		"overload":      {Faults: sim.Faults{Overload: 1}},
+	} {
+		t.Run(tag, func(t *testing.T) {
+			t.Parallel()
+			s := simtest.Start(t, opts)
+			steps, err := godogsteps.New(godogsteps.Options{
+				BuildURL: s.BuildURL, BuildKey: s.BuildKey, Features: repo,
+				MessagingURL: s.MessagingURL, MessagingHost: s.Info.MessagingHost, Connectors: s.Info.MessagingConnectors,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out strings.Builder
+			status := godog.TestSuite{
+				ScenarioInitializer: steps.Register,
+				Options: &godog.Options{Format: "progress", Output: &out, FS: repo, Paths: []string{"features/testdata/web-chat-faults.feature"},
+					Tags: "@" + tag, Strict: true, NoColors: true},
+			}.Run()
+			if status != 0 || !strings.Contains(out.String(), "1 scenarios (1 passed)") {
+				t.Errorf("godog status %d:\n%s", status, out.String())
+			}
+		})
+	}
+}
