@@ -710,7 +710,33 @@ func (st *state) failed(ctx context.Context, err error) (context.Context, error)
 	if body := st.steps.opts.Redactor.String(report.TranscriptText(st.session.Attempt())); body != "" {
 		ctx = godog.Attach(ctx, godog.Attachment{Body: []byte(body), FileName: "transcript.txt", MediaType: "text/plain"})
 	}
-	return ctx, err
+	return ctx, &failure{err: err}
+}
+
+// failure is the error of a step that ended the attempt. godog's pretty
+// and progress formatters print it with %+v, the first line indented
+// under the step and the others as they are, which put what was compared
+// ("  expected: ...") left of the step it belongs to. With %+v its lines
+// after the first are indented further, so that they sit under the first
+// as in agenttest run's console; Error, which the junit and cucumber
+// formatters and the After hooks read, keeps the text as it is.
+type failure struct{ err error }
+
+// terminalIndent is the column godog's pretty formatter prints an
+// error's first line at: the later lines move by as much to sit under
+// it.
+const terminalIndent = "    "
+
+func (f *failure) Error() string { return f.err.Error() }
+
+func (f *failure) Unwrap() error { return f.err }
+
+func (f *failure) Format(s fmt.State, verb rune) {
+	if verb == 'v' && s.Flag('+') {
+		io.WriteString(s, strings.ReplaceAll(f.err.Error(), "\n", "\n"+terminalIndent))
+		return
+	}
+	fmt.Fprintf(s, fmt.FormatString(s, verb), f.err.Error())
 }
 
 // after ends the session. godog#650: the hook fires right after a failing

@@ -1705,3 +1705,42 @@ func TestPlatformFaultsOverGodog(t *testing.T) {
 		})
 	}
 }
+
+// TestTerminalFormattersIndentFailure: godog's pretty and progress
+// formatters print the first line of a failed step's error indented under
+// the step and the rest as it is; the lines of what was compared come
+// indented under the first, as agenttest run's console shows them, not
+// left of the step they belong to. The error's text, which junit,
+// cucumber and the After hooks read, keeps its own layout.
+func TestTerminalFormattersIndentFailure(t *testing.T) {
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	features := fstest.MapFS{"indent.feature": {Data: []byte(`@agent:restaurant
+Feature: indent
+  Scenario: the agent's words
+    When the user says "I'd like to book a table"
+    Then the agent says "How many people will be joining you tonight?"
+`)}}
+	steps, err := godogsteps.New(godogsteps.Options{BuildURL: s.BuildURL, BuildKey: s.BuildKey, Features: features})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const values = "expected: How many people will be joining you tonight?\n" +
+		"%[1]sactual:   Lovely! How many people will be joining you, and at what time?\n" +
+		"%[1]sdiff:     {+Lovely! +}How many people will be joining you[- tonight-]{+, and at what time+}?"
+	for format, want := range map[string]string{
+		"pretty":   "\n    indent.feature:5:5: response: reply is not the expected text\n      " + fmt.Sprintf(values, "      "),
+		"progress": "      Error: indent.feature:5:5: response: reply is not the expected text\n      " + fmt.Sprintf(values, "      "),
+		"junit":    "indent.feature:5:5: response: reply is not the expected text&#xA;  " + strings.ReplaceAll(fmt.Sprintf(values, "  "), "\n", "&#xA;"),
+	} {
+		t.Run(format, func(t *testing.T) {
+			var out strings.Builder
+			godog.TestSuite{
+				ScenarioInitializer: steps.Register,
+				Options:             &godog.Options{Format: format, Output: &out, FS: features, Paths: []string{"indent.feature"}, NoColors: true},
+			}.Run()
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("godog's %s output lacks\n%s\nin\n%s", format, want, out.String())
+			}
+		})
+	}
+}
