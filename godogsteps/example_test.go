@@ -162,3 +162,47 @@ Feature: Booking
 	// booking 6 characters long, of conversation true
 	// godog exit status: 0
 }
+
+// The webhook steps wait on agenttest's own receiver: serve it where the
+// platform reaches it and register its URL once, before the scenarios.
+func ExampleNewWebhookReceiver() {
+	platform, err := sim.New(sim.Options{Seed: 1, Webhooks: sim.WebhookOptions{AllowInsecure: true}})
+	if err != nil {
+		panic(err)
+	}
+	defer platform.Close()
+	hosts := httptest.NewServer(platform.Handler())
+	defer hosts.Close()
+	platform.SetURLs(hosts.URL, hosts.URL)
+	info := platform.Info()
+
+	receiver := godogsteps.NewWebhookReceiver("")
+	public := httptest.NewServer(receiver) // in CI: an https:// URL that reaches it
+	defer public.Close()
+
+	feature := `@agent:clinic
+Feature: Urgent calls
+  Scenario: the nurse is told
+    When the user says "I have chest pain"
+    Then a "handoff.created" webhook arrives
+`
+	features := fstest.MapFS{"urgent.feature": {Data: []byte(feature)}}
+	steps, err := godogsteps.New(godogsteps.Options{
+		BuildURL: hosts.URL, BuildKey: info.BuildKey,
+		RuntimeURL: hosts.URL, AccountID: info.AccountID, RuntimeKey: info.RuntimeKey,
+		WebhookReceiver: receiver,
+		Features:        features,
+	})
+	if err != nil {
+		panic(err)
+	}
+	if err := steps.RegisterWebhook(context.Background(), public.URL+"/"); err != nil {
+		panic(err)
+	}
+	status := godog.TestSuite{
+		ScenarioInitializer: steps.Register,
+		Options:             &godog.Options{Format: "progress", Output: io.Discard, FS: features, Paths: []string{"urgent.feature"}, Strict: true},
+	}.Run()
+	fmt.Println("godog exit status:", status)
+	// Output: godog exit status: 0
+}

@@ -104,6 +104,10 @@ type Options struct {
 	// SMS number in an environment, for the SMS probe; nil fails SMS
 	// probes with a configuration error.
 	SMSConnector func(agent, env string) string
+	// WebhookReceiver, when set, is the receiver the webhook steps wait
+	// on (NewWebhookReceiver, Steps.RegisterWebhook): agenttest's own,
+	// which verifies each delivery. Give it or Webhooks, not both.
+	WebhookReceiver *WebhookReceiver
 	// Webhooks waits until a verified webhook event of the type arrived
 	// for the conversation, or ctx ends (then it returns why); nil fails
 	// the webhook steps with a configuration error. An error returned
@@ -168,6 +172,9 @@ func (o Options) Validate() error {
 	}
 	if o.TurnTimeout < 0 || o.ConfirmTimeout < 0 {
 		errs = append(errs, errors.New("timeouts must not be negative"))
+	}
+	if o.WebhookReceiver != nil && o.Webhooks != nil {
+		errs = append(errs, errors.New("WebhookReceiver and Webhooks both wait for webhook events: give one of them"))
 	}
 	if len(o.Connectors) > 0 && (o.MessagingURL == "" || o.MessagingHost == "") {
 		errs = append(errs, errors.New("Connectors need MessagingURL and MessagingHost"))
@@ -278,6 +285,10 @@ type Steps struct {
 	lib  *steps.Library
 	// allowLive is Options.AllowLive.
 	allowLive bool
+	// client is the steps' platform client; receiver is
+	// Options.WebhookReceiver (RegisterWebhook).
+	client   *platform.Client
+	receiver *WebhookReceiver
 	// features is Options.Features; nil reads the files as godog does
 	// without an FS: by their path, relative to the working directory
 	// or absolute.
@@ -342,7 +353,7 @@ func New(o Options) (*Steps, error) {
 			SMSConnector: "godogsteps.Options.SMSConnector",
 			Messaging:    "godogsteps.Options.MessagingURL, MessagingHost and Connectors",
 		},
-		NoWebhooks: "give godogsteps.Options.Webhooks",
+		NoWebhooks: "give godogsteps.Options.WebhookReceiver (or Options.Webhooks)",
 	}
 	if o.RuntimeURL != "" {
 		// Without a runtime host the runner says which Options a
@@ -352,6 +363,9 @@ func New(o Options) (*Steps, error) {
 	}
 	if o.Webhooks != nil {
 		ropts.Webhooks = webhookFunc(o.Webhooks)
+	}
+	if o.WebhookReceiver != nil {
+		ropts.Webhooks = o.WebhookReceiver.r
 	}
 	if o.MessagingURL != "" {
 		token := func(agent, env string) (string, error) {
@@ -371,7 +385,8 @@ func New(o Options) (*Steps, error) {
 	if _, err := runner.NewSession(context.Background(), &scenario.Scenario{}, &result.Case{}, ropts); err != nil {
 		return nil, fmt.Errorf("godogsteps: %w", err)
 	}
-	return &Steps{opts: ropts, lib: scenario.Steps(), allowLive: o.AllowLive, features: o.Features, docs: map[string]featureDoc{}}, nil
+	return &Steps{opts: ropts, lib: scenario.Steps(), allowLive: o.AllowLive, features: o.Features, docs: map[string]featureDoc{},
+		client: client, receiver: o.WebhookReceiver}, nil
 }
 
 // doc returns the parsed feature file of uri, reading it once; a nil doc

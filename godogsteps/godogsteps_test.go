@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"regexp"
@@ -1742,5 +1743,53 @@ Feature: indent
 				t.Errorf("godog's %s output lacks\n%s\nin\n%s", format, want, out.String())
 			}
 		})
+	}
+}
+
+// TestWebhookReceiver: a team serves agenttest's own receiver and
+// registers it through the steps; the platform's signed deliveries then
+// confirm the webhook steps, as in agenttest run.
+func TestWebhookReceiver(t *testing.T) {
+	s := simtest.Start(t, sim.Options{Seed: 1, Webhooks: sim.WebhookOptions{AllowInsecure: true}})
+	features := fstest.MapFS{"hook.feature": {Data: []byte(`@agent:clinic
+Feature: webhooks
+  Scenario: urgent
+    When the user says "I have chest pain"
+    Then the agent hands off to "on_call_nurse"
+    And a "handoff.created" webhook arrives
+    And a "conversation.completed" webhook arrives
+`)}}
+	rcv := godogsteps.NewWebhookReceiver("")
+	hs := httptest.NewServer(rcv)
+	t.Cleanup(hs.Close)
+	o := godogsteps.Options{
+		BuildURL: s.BuildURL, BuildKey: s.BuildKey, Features: features,
+		RuntimeURL: s.RuntimeURL, AccountID: s.AccountID, RuntimeKey: s.RuntimeKey,
+		WebhookReceiver: rcv,
+	}
+	steps, err := godogsteps.New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := steps.RegisterWebhook(context.Background(), hs.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	status, errs := godogRun(steps, nil, features, godog.Options{Strict: true}, "hook.feature")
+	if status != 0 {
+		t.Errorf("godog status %d: %v", status, errs)
+	}
+
+	// A receiver or a function, not both; and a receiver to register.
+	o.Webhooks = func(context.Context, string, string) error { return nil }
+	if _, err := godogsteps.New(o); err == nil || !strings.Contains(err.Error(), "WebhookReceiver and Webhooks") {
+		t.Errorf("New with both: %v", err)
+	}
+	o.WebhookReceiver = nil
+	none, err := godogsteps.New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := none.RegisterWebhook(context.Background(), hs.URL+"/"); err == nil || !strings.Contains(err.Error(), "no Options.WebhookReceiver") {
+		t.Errorf("RegisterWebhook without a receiver: %v", err)
 	}
 }
