@@ -10,7 +10,10 @@
 // `agenttest run` executes and checks it. A failing step returns an error
 // saying what broke as agenttest run's console does (the step's line, the
 // check's key, expected, actual and their diff); godog marks it failed
-// and skips the rest of the scenario. godog marks every such step
+// and skips the rest of the scenario. The step carries the transcript of
+// the conversation up to that turn and what the scenario confirmed as a
+// godog attachment (transcript.txt, text/plain), which godog's cucumber
+// formatter writes as the step's embedding. godog marks every such step
 // failed; the error says whose fault it is, as agenttest run tells a
 // failure (exit 1) from an error (exit 4): a check's key (response:,
 // node:, state.NAME: ...) when the agent broke an expectation, an error
@@ -35,7 +38,10 @@
 // A team's own steps register on the same ScenarioContext, next to
 // Register, and mix with agenttest's in one scenario: only the steps whose
 // text matches one of agenttest's make the session's program; godog runs
-// the others with the team's definitions. A scenario whose steps of
+// the others with the team's definitions. They read what agenttest's
+// steps found from the context godog gives them: Expand expands ${name}
+// (a value an "I remember" step captured, an Examples column,
+// ${env:NAME}), and ConversationID is the conversation's id. A scenario whose steps of
 // agenttest's are setup steps alone (a shared Background's Given the
 // agent "..." above the team's own steps) opens no session.
 //
@@ -76,10 +82,14 @@
 // talks to the live agent and needs Options.AllowLive, as agenttest run
 // needs --allow-live; without it the scenario fails before its first call.
 //
-// A scenario's session is bounded by the context godog gives its Before
-// hook, godog.Options.DefaultContext: cancel that one (on a signal, or at
-// a deadline of your own) and the agenttest step running fails with
-// "interrupted: run interrupted". The context a step of yours returns to
-// the next step carries your values, not a bound on agenttest's calls:
-// Options.TurnTimeout and @timeout:D bound those.
+// Each agenttest step is bounded by the context godog gives it: the
+// scenario's (godog.Options.DefaultContext), as your Before hooks and
+// the steps before it made it, whichever order the hooks were registered
+// in. Cancel it (on a signal, or with a cancel or a deadline of your own
+// added in a hook or a step) and the agenttest step running, or the next
+// one, fails with "interrupted: run interrupted", followed by the cause
+// or "(context deadline exceeded)" when the context says why; the values
+// your hooks and steps put in it pass through agenttest's steps to
+// yours. Options.TurnTimeout and @timeout:D bound agenttest's calls
+// besides.
 package godogsteps

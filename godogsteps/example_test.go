@@ -123,3 +123,86 @@ func simulator() (buildURL, buildKey string, stop func()) {
 	platform.SetURLs(hs.URL, hs.URL)
 	return hs.URL, platform.Info().BuildKey, func() { hs.Close(); platform.Close() }
 }
+
+// A step of the team's own reads what agenttest's steps found: the value
+// an "I remember" step captured, through Expand, and the conversation's
+// id, to look for the booking in the team's own systems.
+func ExampleExpand() {
+	buildURL, buildKey, stop := simulator()
+	defer stop()
+
+	feature := `@agent:restaurant
+Feature: Booking
+  Scenario: the booking reaches our backend
+    When the user says "a table for 4 at 7pm"
+    Then I remember "ref" from the reply matching "booking reference ([A-Z0-9]+)"
+    And our backend has the booking "${ref}"
+`
+	features := fstest.MapFS{"booking.feature": {Data: []byte(feature)}}
+	steps, err := godogsteps.New(godogsteps.Options{BuildURL: buildURL, BuildKey: buildKey, Features: features})
+	if err != nil {
+		panic(err)
+	}
+	status := godog.TestSuite{
+		ScenarioInitializer: func(sc *godog.ScenarioContext) {
+			steps.Register(sc)
+			sc.Step(`^our backend has the booking "([^"]*)"$`, func(ctx context.Context, ref string) error {
+				ref, err := godogsteps.Expand(ctx, ref)
+				if err != nil {
+					return err
+				}
+				fmt.Printf("booking %d characters long, of conversation %t\n", len(ref), godogsteps.ConversationID(ctx) != "")
+				return nil
+			})
+		},
+		Options: &godog.Options{Format: "progress", Output: io.Discard, FS: features, Paths: []string{"booking.feature"}, Strict: true},
+	}.Run()
+	fmt.Println("godog exit status:", status)
+	// Output:
+	// booking 6 characters long, of conversation true
+	// godog exit status: 0
+}
+
+// The webhook steps wait on agenttest's own receiver: serve it where the
+// platform reaches it and register its URL once, before the scenarios.
+func ExampleNewWebhookReceiver() {
+	platform, err := sim.New(sim.Options{Seed: 1, Webhooks: sim.WebhookOptions{AllowInsecure: true}})
+	if err != nil {
+		panic(err)
+	}
+	defer platform.Close()
+	hosts := httptest.NewServer(platform.Handler())
+	defer hosts.Close()
+	platform.SetURLs(hosts.URL, hosts.URL)
+	info := platform.Info()
+
+	receiver := godogsteps.NewWebhookReceiver("")
+	public := httptest.NewServer(receiver) // in CI: an https:// URL that reaches it
+	defer public.Close()
+
+	feature := `@agent:clinic
+Feature: Urgent calls
+  Scenario: the nurse is told
+    When the user says "I have chest pain"
+    Then a "handoff.created" webhook arrives
+`
+	features := fstest.MapFS{"urgent.feature": {Data: []byte(feature)}}
+	steps, err := godogsteps.New(godogsteps.Options{
+		BuildURL: hosts.URL, BuildKey: info.BuildKey,
+		RuntimeURL: hosts.URL, AccountID: info.AccountID, RuntimeKey: info.RuntimeKey,
+		WebhookReceiver: receiver,
+		Features:        features,
+	})
+	if err != nil {
+		panic(err)
+	}
+	if err := steps.RegisterWebhook(context.Background(), public.URL+"/"); err != nil {
+		panic(err)
+	}
+	status := godog.TestSuite{
+		ScenarioInitializer: steps.Register,
+		Options:             &godog.Options{Format: "progress", Output: io.Discard, FS: features, Paths: []string{"urgent.feature"}, Strict: true},
+	}.Run()
+	fmt.Println("godog exit status:", status)
+	// Output: godog exit status: 0
+}

@@ -104,9 +104,17 @@ type Options struct {
 	// SMS number in an environment, for the SMS probe; nil fails SMS
 	// probes with a configuration error.
 	SMSConnector func(agent, env string) string
+	// WebhookReceiver, when set, is the receiver the webhook steps wait
+	// on (NewWebhookReceiver, Steps.RegisterWebhook): agenttest's own,
+	// which verifies each delivery. Give it or Webhooks, not both.
+	WebhookReceiver *WebhookReceiver
 	// Webhooks waits until a verified webhook event of the type arrived
 	// for the conversation, or ctx ends (then it returns why); nil fails
-	// the webhook steps with a configuration error.
+	// the webhook steps with a configuration error. An error returned
+	// once ctx ended fails the step as the event not arriving in time,
+	// the agent's failure at the key confirm.webhooks.EVENT, as in
+	// agenttest run; one returned before says the receiver cannot
+	// confirm anything (an http: error, the platform's side).
 	Webhooks func(ctx context.Context, conversationID, event string) error
 
 	// Features reads the feature files godog runs (by the path godog
@@ -120,6 +128,12 @@ type Options struct {
 
 	// Now is the clock of start times and durations; nil means time.Now.
 	Now func() time.Time
+	// AfterFunc, with Now, runs the steps' bounds (TurnTimeout,
+	// ConfirmTimeout, @timeout, @within) on that clock: it calls f once
+	// d has passed on Now, and stop cancels the call and reports whether
+	// it did. A test that moves a fake clock past a bound cuts what it
+	// bounds at once instead of waiting for it. Nil means real timers.
+	AfterFunc func(d time.Duration, f func()) (stop func() bool)
 }
 
 // Validate returns every problem of the options at once, with no key in
@@ -158,6 +172,9 @@ func (o Options) Validate() error {
 	}
 	if o.TurnTimeout < 0 || o.ConfirmTimeout < 0 {
 		errs = append(errs, errors.New("timeouts must not be negative"))
+	}
+	if o.WebhookReceiver != nil && o.Webhooks != nil {
+		errs = append(errs, errors.New("WebhookReceiver and Webhooks both wait for webhook events: give one of them"))
 	}
 	if len(o.Connectors) > 0 && (o.MessagingURL == "" || o.MessagingHost == "") {
 		errs = append(errs, errors.New("Connectors need MessagingURL and MessagingHost"))
@@ -268,6 +285,10 @@ type Steps struct {
 	lib  *steps.Library
 	// allowLive is Options.AllowLive.
 	allowLive bool
+	// client is the steps' platform client; receiver is
+	// Options.WebhookReceiver (RegisterWebhook).
+	client   *platform.Client
+	receiver *WebhookReceiver
 	// features is Options.Features; nil reads the files as godog does
 	// without an FS: by their path, relative to the working directory
 	// or absolute.
@@ -316,6 +337,7 @@ func New(o Options) (*Steps, error) {
 		DefaultEnv:     o.Env,
 		Getenv:         o.Getenv,
 		Now:            o.Now,
+		AfterFunc:      o.AfterFunc,
 		Connector:      o.SMSConnector,
 		// The client masks what the platform sends; the runner masks the
 		// failures and errors godog prints, which may hold an
@@ -331,7 +353,7 @@ func New(o Options) (*Steps, error) {
 			SMSConnector: "godogsteps.Options.SMSConnector",
 			Messaging:    "godogsteps.Options.MessagingURL, MessagingHost and Connectors",
 		},
-		NoWebhooks: "give godogsteps.Options.Webhooks",
+		NoWebhooks: "give godogsteps.Options.WebhookReceiver (or Options.Webhooks)",
 	}
 	if o.RuntimeURL != "" {
 		// Without a runtime host the runner says which Options a
@@ -341,6 +363,9 @@ func New(o Options) (*Steps, error) {
 	}
 	if o.Webhooks != nil {
 		ropts.Webhooks = webhookFunc(o.Webhooks)
+	}
+	if o.WebhookReceiver != nil {
+		ropts.Webhooks = o.WebhookReceiver.r
 	}
 	if o.MessagingURL != "" {
 		token := func(agent, env string) (string, error) {
@@ -360,7 +385,8 @@ func New(o Options) (*Steps, error) {
 	if _, err := runner.NewSession(context.Background(), &scenario.Scenario{}, &result.Case{}, ropts); err != nil {
 		return nil, fmt.Errorf("godogsteps: %w", err)
 	}
-	return &Steps{opts: ropts, lib: scenario.Steps(), allowLive: o.AllowLive, features: o.Features, docs: map[string]featureDoc{}}, nil
+	return &Steps{opts: ropts, lib: scenario.Steps(), allowLive: o.AllowLive, features: o.Features, docs: map[string]featureDoc{},
+		client: client, receiver: o.WebhookReceiver}, nil
 }
 
 // doc returns the parsed feature file of uri, reading it once; a nil doc
@@ -418,8 +444,17 @@ func (s *Steps) ours(text string) bool {
 // webhookFunc adapts Options.Webhooks to the runner's receiver.
 type webhookFunc func(ctx context.Context, conversationID, event string) error
 
+// Wait reads an error the function returned once ctx ended as the event
+// not arriving in time, the agent's failure, as agenttest run's receiver
+// says it (*webhook.MissingError, with the function's reason after it);
+// an error while ctx still runs is the receiver's own (it cannot confirm
+// anything), the platform's side, as in agenttest run.
 func (f webhookFunc) Wait(ctx context.Context, conversationID, event string) (webhook.Event, error) {
 	if err := f(ctx, conversationID, event); err != nil {
+		if ctx.Err() != nil {
+			missing := &webhook.MissingError{Type: event, ConversationID: conversationID, Err: context.Cause(ctx)}
+			return webhook.Event{}, fmt.Errorf("%w (Options.Webhooks: %v)", missing, err)
+		}
 		return webhook.Event{}, err
 	}
 	return webhook.Event{Type: event, ConversationID: conversationID}, nil
@@ -467,6 +502,9 @@ type state struct {
 	// index maps godog's pickle step ids to the program's steps.
 	index   map[string]int
 	session *runner.Session
+	// stop ends the session's context, with the cause that ended the
+	// context godog gave a step or hook of ours (bound).
+	stop context.CancelCauseFunc
 	// current is the step godog is about to run, at index at of the
 	// program; next is the program's step that should run next.
 	current  *steps.Step
@@ -540,12 +578,93 @@ func (st *state) before(ctx context.Context, p *godog.Scenario) (context.Context
 	if c.Env == live && !st.steps.allowLive {
 		return ctx, fmt.Errorf("%s: config: scenario %q runs in the live environment without godogsteps.Options.AllowLive: set it to test in live on purpose", sc.Pos, sc.Name)
 	}
-	s, err := runner.NewSession(ctx, sc, c, o)
+	// The session's context is this hook's, and ends too when the
+	// context of a later step or hook of ours ends (bound): the Before
+	// hooks registered after Register and the team's steps may have
+	// given it a deadline or a cancel of their own.
+	sctx, stop := context.WithCancelCause(ctx)
+	s, err := runner.NewSession(sctx, sc, c, o)
 	if err != nil {
+		stop(nil)
 		return ctx, err
 	}
-	st.session = s
-	return ctx, nil
+	st.session, st.stop = s, stop
+	return context.WithValue(ctx, stateKey{}, st), nil
+}
+
+// stateKey is the context key of the scenario's state, for Expand and
+// ConversationID.
+type stateKey struct{}
+
+// Expand expands the ${...} references in text as agenttest's steps
+// expand theirs, in the scenario of ctx (the context godog gives a step
+// of yours): the values the scenario's "I remember ..." steps captured so
+// far, the columns of its Examples row, and ${env:NAME} through
+// Options.Getenv. A step of yours that takes a captured value (a booking
+// reference the agent gave) passes its argument through it:
+//
+//	sc.Step(`^our backend has the booking "([^"]*)"$`, func(ctx context.Context, ref string) error {
+//		ref, err := godogsteps.Expand(ctx, ref) // "${ref}" -> "R1234"
+//		...
+//	})
+//
+// It fails for a name the scenario has no value of, and in a scenario
+// with no conversation of agenttest's steps (one of your steps alone, or
+// ctx not godog's).
+func Expand(ctx context.Context, text string) (string, error) {
+	st, ok := ctx.Value(stateKey{}).(*state)
+	if !ok {
+		if !strings.Contains(text, "${") {
+			return text, nil
+		}
+		return "", fmt.Errorf("godogsteps: expand %q: not in a scenario with agenttest's steps (pass the context godog gives your step)", text)
+	}
+	out, err := st.session.Expand(text)
+	if err != nil {
+		return "", fmt.Errorf("godogsteps: expand %q: %w", text, err)
+	}
+	return out, nil
+}
+
+// ConversationID is the id of the conversation of the scenario of ctx
+// (the debug chat or web chat session, or the one a probe's call or SMS
+// opened), once agenttest's steps opened or found it; "" before, and
+// outside a scenario with agenttest's steps. A step of yours checks your
+// own systems for this conversation with it.
+func ConversationID(ctx context.Context) string {
+	st, ok := ctx.Value(stateKey{}).(*state)
+	if !ok {
+		return ""
+	}
+	return st.session.Attempt().ConversationID
+}
+
+// bound makes the end of ctx, the context godog gives one step or hook of
+// ours, end the session's context while it runs, with ctx's cause; the
+// returned func stops that. godog chains each step's context from the
+// one before, so it descends from the Before hook's, but a team's hook
+// or step on the way may have added a deadline or a cancel: those bound
+// agenttest's calls too.
+func (st *state) bound(ctx context.Context) (release func() bool) {
+	if ctx.Err() != nil {
+		// Ended already: the session must see it before the step
+		// calls anything, not whenever AfterFunc's goroutine runs.
+		st.stop(context.Cause(ctx))
+	}
+	return context.AfterFunc(ctx, func() { st.stop(context.Cause(ctx)) })
+}
+
+// interrupted is the error of a step whose context ended: the session's
+// "run interrupted", with why the context ended when that is a reason of
+// the team's (a deadline, a cause of theirs), not a plain cancel.
+func (st *state) interrupted(ctx context.Context, err error) error {
+	if err == nil || ctx.Err() == nil {
+		return err
+	}
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+		return fmt.Errorf("%w (%v)", err, cause)
+	}
+	return err
 }
 
 func (st *state) beforeStep(ctx context.Context, gs *godog.Step) (context.Context, error) {
@@ -566,27 +685,73 @@ func (st *state) afterStep(ctx context.Context, gs *godog.Step, status godog.Ste
 }
 
 // run executes the current step in the scenario's session.
-func (st *state) run(ctx context.Context) error {
+func (st *state) run(ctx context.Context) (context.Context, error) {
 	if st.setupOnly {
-		return nil
+		return ctx, nil
 	}
 	if st.session == nil || st.current == nil {
-		return errors.New("agenttest: step run outside an agenttest scenario")
+		return ctx, errors.New("agenttest: step run outside an agenttest scenario")
 	}
 	// A step of the program that godog ran with another definition (a
 	// team's pattern that matches agenttest's text, outside strict mode)
 	// left the session without it: say so rather than check what follows
 	// against a conversation that lacks it.
 	if st.at != st.next {
-		return st.shadowedStep()
+		return ctx, st.shadowedStep()
 	}
 	st.next = st.at + 1
+	defer st.bound(ctx)()
 	a := st.session.Attempt()
 	failures := len(a.Failures)
-	if st.session.Exec(st.current) {
-		return nil
+	if ctx.Err() != nil {
+		// A check needs no call that would notice the end: say it
+		// here, as the session says it of a call.
+		return st.failed(ctx, fmt.Errorf("%s: %s: run interrupted", st.current.Pos, result.KindInterrupted))
 	}
-	return stepError(a, failures)
+	if st.session.Exec(st.current) {
+		return ctx, nil
+	}
+	return st.failed(ctx, stepError(a, failures))
+}
+
+// failed returns the error of a step (or of the After hook) that ended
+// the attempt, with the cause of ctx's end, and attaches the attempt's
+// transcript and confirmations to the step, as agenttest's Cucumber
+// Messages file attaches them to its failed step: godog's cucumber
+// formatter writes it as the step's embedding. Masked: the confirmations
+// of an attempt are masked only when it ends.
+func (st *state) failed(ctx context.Context, err error) (context.Context, error) {
+	err = st.interrupted(ctx, err)
+	if body := st.steps.opts.Redactor.String(report.TranscriptText(st.session.Attempt())); body != "" {
+		ctx = godog.Attach(ctx, godog.Attachment{Body: []byte(body), FileName: "transcript.txt", MediaType: "text/plain"})
+	}
+	return ctx, &failure{err: err}
+}
+
+// failure is the error of a step that ended the attempt. godog's pretty
+// and progress formatters print it with %+v, the first line indented
+// under the step and the others as they are, which put what was compared
+// ("  expected: ...") left of the step it belongs to. With %+v its lines
+// after the first are indented further, so that they sit under the first
+// as in agenttest run's console; Error, which the junit and cucumber
+// formatters and the After hooks read, keeps the text as it is.
+type failure struct{ err error }
+
+// terminalIndent is the column godog's pretty formatter prints an
+// error's first line at: the later lines move by as much to sit under
+// it.
+const terminalIndent = "    "
+
+func (f *failure) Error() string { return f.err.Error() }
+
+func (f *failure) Unwrap() error { return f.err }
+
+func (f *failure) Format(s fmt.State, verb rune) {
+	if verb == 'v' && s.Flag('+') {
+		io.WriteString(s, strings.ReplaceAll(f.err.Error(), "\n", "\n"+terminalIndent))
+		return
+	}
+	fmt.Fprintf(s, fmt.FormatString(s, verb), f.err.Error())
 }
 
 // after ends the session. godog#650: the hook fires right after a failing
@@ -597,7 +762,7 @@ func (st *state) after(ctx context.Context, _ *godog.Scenario, err error) (conte
 		// took one, a pass would be a green that tested nothing; else
 		// godog cut the scenario short (a step pending, skipped or
 		// undefined outside strict mode) and reports that itself.
-		st.session.End()
+		st.end()
 		if st.shadowed {
 			return ctx, st.shadowedStep()
 		}
@@ -608,16 +773,25 @@ func (st *state) after(ctx context.Context, _ *godog.Scenario, err error) (conte
 			// A call no step awaited is awaited now, as in agenttest
 			// run (Session.Finish).
 			failures := len(a.Failures)
-			if !st.session.Finish() {
-				err = stepError(a, failures)
-				st.session.End()
+			release := st.bound(ctx)
+			ok := st.session.Finish()
+			release()
+			if !ok {
+				ctx, err = st.failed(ctx, stepError(a, failures))
+				st.end()
 				return ctx, err
 			}
 			st.session.Pass()
 		}
-		st.session.End()
+		st.end()
 	}
 	return ctx, nil
+}
+
+// end ends the session and releases its context.
+func (st *state) end() {
+	st.session.End()
+	st.stop(nil)
 }
 
 // shadowedStep says which step of the program godog ran with another

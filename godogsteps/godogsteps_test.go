@@ -2,13 +2,16 @@ package godogsteps_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"maps"
+	"net/http/httptest"
 	"net/url"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -19,6 +22,7 @@ import (
 	"github.com/cucumber/godog"
 
 	"github.com/agenttest/agenttest/godogsteps"
+	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/platformtest"
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/runner"
@@ -91,6 +95,10 @@ func TestVerdictsMatchAgenttestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := verdicts{}
+	// The first line each failed scenario says what broke with, ids of
+	// conversations and calls aside.
+	wantMsgs, gotMsgs := verdicts{}, verdicts{}
+	ids := regexp.MustCompile(`\b(conv|OUT|CONV)-[0-9A-Za-z]+`)
 	// Statistical scenarios (@repeat, @confidence) are decided over many
 	// sessions by agenttest; godog runs them once, so on a stochastic
 	// agent the one run may fail where the sequential test passes: they
@@ -110,6 +118,18 @@ func TestVerdictsMatchAgenttestRun(t *testing.T) {
 				v = "skipped"
 			}
 			want.add(key(f.Path, c.Name), v)
+			if v == "failed" {
+				a := c.Attempts[len(c.Attempts)-1]
+				msg := ""
+				switch {
+				case a.Error != nil:
+					msg = fmt.Sprintf("%s: %s: %s", a.Error.Pos, a.Error.Kind, a.Error.Message)
+				case len(a.Failures) > 0:
+					f := a.Failures[0]
+					msg = fmt.Sprintf("%s: %s: %s", f.Pos, f.Key, f.Message)
+				}
+				wantMsgs.add(key(f.Path, c.Name), ids.ReplaceAllString(msg, "ID"))
+			}
 		}
 	}
 
@@ -199,6 +219,8 @@ func TestVerdictsMatchAgenttestRun(t *testing.T) {
 		case pk.err != nil && !errors.Is(pk.err, godog.ErrSkip):
 			v = "failed"
 			failures = append(failures, pk.err.Error())
+			first, _, _ := strings.Cut(pk.err.Error(), "\n")
+			gotMsgs.add(key(pk.uri, pk.name), ids.ReplaceAllString(first, "ID"))
 		case !pk.ran:
 			v = "skipped"
 		}
@@ -210,6 +232,9 @@ func TestVerdictsMatchAgenttestRun(t *testing.T) {
 	if got.String() != want.String() {
 		t.Logf("failures:\n%s", strings.Join(failures, "\n"))
 		t.Errorf("godog verdicts:\n%s\nagenttest run verdicts:\n%s", got, want)
+	}
+	if got, want := gotMsgs.String(), wantMsgs.String(); got != want {
+		t.Errorf("godog failures:\n%s\nagenttest run failures:\n%s", got, want)
 	}
 	for _, v := range []string{"passed", "failed", "skipped"} {
 		if !strings.Contains(want.String(), v) {
@@ -1273,4 +1298,498 @@ func runOverMessaging(t *testing.T, p *platformtest.Messaging, feature string) (
 		Options: &godog.Options{Format: "pretty", Output: &out, FS: features, Paths: []string{"s.feature"}, Strict: true, NoColors: true},
 	}.Run()
 	return status, failed.errs, out.String()
+}
+
+// TestWebhookThatDoesNotArrive: Options.Webhooks says why it gave up; an
+// event that has not come when the wait's context ends is the agent's
+// failure, at the check's key with what was expected, as agenttest run
+// says it, not the platform's error; a receiver that fails before then
+// cannot confirm anything, which agenttest run blames on the platform's
+// side.
+func TestWebhookThatDoesNotArrive(t *testing.T) {
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	clock := fakeclock.New()
+	features := fstest.MapFS{"hook.feature": {Data: []byte(`@agent:clinic
+Feature: webhooks
+  Scenario: urgent
+    When the user says "I have chest pain"
+    Then a "handoff.created" webhook arrives
+`)}}
+	type testCase struct {
+		name string
+		wait func(ctx context.Context, conv, event string) error
+		want []string // the scenario's error holds each, in order; none: it passes
+	}
+	run := func(t *testing.T, tc testCase) {
+		steps, err := godogsteps.New(godogsteps.Options{
+			BuildURL: s.BuildURL, BuildKey: s.BuildKey, Features: features,
+			RuntimeURL: s.RuntimeURL, AccountID: s.AccountID, RuntimeKey: s.RuntimeKey,
+			Now: clock.Now, AfterFunc: clock.AfterFunc,
+			Webhooks: tc.wait,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, errs := godogRun(steps, nil, features, godog.Options{Strict: true}, "hook.feature")
+		got := errs["urgent"]
+		if len(tc.want) == 0 {
+			if got != "" {
+				t.Errorf("the scenario failed with %q, want it to pass", got)
+			}
+			return
+		}
+		rest := got
+		for _, w := range tc.want {
+			i := strings.Index(rest, w)
+			if i < 0 {
+				t.Fatalf("the scenario failed with\n%s\nwant, in order:\n%s", got, strings.Join(tc.want, "\n"))
+			}
+			rest = rest[i+len(w):]
+		}
+	}
+	for _, tc := range []testCase{
+		{
+			name: "the wait ends without the event",
+			wait: func(ctx context.Context, conv, event string) error {
+				// No event comes before the confirmation bound passes.
+				clock.Advance(time.Hour)
+				<-ctx.Done()
+				return fmt.Errorf("no %s yet: %w", event, ctx.Err())
+			},
+			want: []string{
+				`hook.feature:5:5: confirm.webhooks.handoff.created: no verified "handoff.created" event for conversation conv-`,
+				`arrived (Options.Webhooks: no handoff.created yet: context deadline exceeded)`,
+				"\n  expected: handoff.created event, signed\n  actual:   none verified",
+			},
+		},
+		{
+			name: "the receiver fails",
+			wait: func(ctx context.Context, conv, event string) error {
+				return errors.New("receiver not registered")
+			},
+			want: []string{`hook.feature:5:5: http: confirm: webhooks: receiver not registered`},
+		},
+		{
+			name: "the event arrives",
+			wait: func(ctx context.Context, conv, event string) error { return nil },
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestStepContextBoundsTheSteps: the context godog hands an agenttest
+// step (what the Before hooks and the team's steps before it made of the
+// scenario's) bounds it, whichever order the hooks were registered in:
+// a deadline of the team's that passed, or a cancellation of theirs, even
+// one that comes while the step's call is on its way, stops the step as
+// an interruption that says why, and the values the team put in the
+// context reach their later steps through agenttest's.
+func TestStepContextBoundsTheSteps(t *testing.T) {
+	// The team's cancel of the scenario running now, which the
+	// simulator calls while the platform thinks about a turn.
+	var (
+		mu         sync.Mutex
+		cancelTeam context.CancelCauseFunc
+		released   = make(chan struct{})
+	)
+	s := simtest.Start(t, sim.Options{
+		Seed:   1,
+		Faults: sim.Faults{Latency: time.Hour},
+		Sleep: func(ctx context.Context, _ time.Duration) {
+			mu.Lock()
+			cancel := cancelTeam
+			mu.Unlock()
+			if cancel == nil {
+				return // no wait: the turn is answered at once
+			}
+			cancel(errors.New("our backend went away"))
+			// Only the client's going away ends the step. The server
+			// may not see it go (the request's body is not read yet), so
+			// the test's end lets the request go.
+			select {
+			case <-ctx.Done():
+			case <-released:
+			}
+		},
+	})
+	t.Cleanup(func() { close(released) }) // before the simulator closes
+	features := fstest.MapFS{"ctx.feature": {Data: []byte(`@agent:restaurant
+Feature: context
+  @deadline
+  Scenario: a deadline that passed
+    When the user says "I'd like to book a table"
+
+  @cancel
+  Scenario: cancelled by the team
+    When the user says "I'd like to book a table"
+
+  @late
+  Scenario: a check after the deadline
+    When the user says "hi"
+    And our time is up
+    Then the agent's reply contains "a"
+
+  @after @agent:clinic
+  Scenario: a call awaited after the deadline
+    When an outbound call is placed to "+447700900001"
+    And our time is up
+
+  @values
+  Scenario: the team's values
+    Given our order number is "A-17"
+    When the user says "hi"
+    Then our order number is still "A-17"
+`)}}
+	type orderKey struct{}
+	steps, err := godogsteps.New(godogsteps.Options{
+		BuildURL: s.BuildURL, BuildKey: s.BuildKey, Features: features,
+		RuntimeURL: s.RuntimeURL, AccountID: s.AccountID, RuntimeKey: s.RuntimeKey,
+		ProbeNumbers: []string{"+447700900001"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := func(sc *godog.ScenarioContext) {
+		// Registered after agenttest's: they run after its Before hook.
+		sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
+			switch p.Tags[len(p.Tags)-1].Name {
+			case "@deadline":
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithDeadline(ctx, time.Unix(0, 0))
+				t.Cleanup(cancel)
+			case "@cancel":
+				var cancel context.CancelCauseFunc
+				ctx, cancel = context.WithCancelCause(ctx)
+				mu.Lock()
+				cancelTeam = cancel
+				mu.Unlock()
+			}
+			return ctx, nil
+		})
+		sc.Step(`^our time is up$`, func(ctx context.Context) context.Context {
+			ctx, cancel := context.WithDeadline(ctx, time.Unix(0, 0))
+			t.Cleanup(cancel)
+			return ctx
+		})
+		sc.Step(`^our order number is "([^"]*)"$`, func(ctx context.Context, n string) context.Context {
+			return context.WithValue(ctx, orderKey{}, n)
+		})
+		sc.Step(`^our order number is still "([^"]*)"$`, func(ctx context.Context, n string) error {
+			if got, _ := ctx.Value(orderKey{}).(string); got != n {
+				return fmt.Errorf("order number %q, want %q", got, n)
+			}
+			return nil
+		})
+	}
+	type testCase struct {
+		tags, want string
+	}
+	run := func(t *testing.T, tc testCase) {
+		mu.Lock()
+		cancelTeam = nil
+		mu.Unlock()
+		_, errs := godogRun(steps, own, features, godog.Options{Strict: true, Tags: tc.tags}, "ctx.feature")
+		var got string
+		for _, err := range errs {
+			got = err
+		}
+		if got != tc.want && !(strings.HasSuffix(tc.want, "OUT-") && strings.HasPrefix(got, tc.want) && strings.HasSuffix(got, ": run interrupted (context deadline exceeded)")) {
+			t.Errorf("the scenario failed with %q, want %q", got, tc.want)
+		}
+	}
+	for _, tc := range []testCase{
+		{tags: "@deadline", want: "ctx.feature:5:5: interrupted: run interrupted (context deadline exceeded)"},
+		// The session opens at the scenario's line, as in agenttest run.
+		{tags: "@cancel", want: "ctx.feature:8:3: interrupted: run interrupted (our backend went away)"},
+		// A check makes no call, and stops all the same.
+		{tags: "@late", want: "ctx.feature:15:5: interrupted: run interrupted (context deadline exceeded)"},
+		// The call no step awaited is awaited in the After hook, under
+		// the context of the last step.
+		{tags: "@after", want: "ctx.feature:19:5: interrupted: probe: read status of call OUT-"},
+		{tags: "@values", want: ""},
+	} {
+		t.Run(tc.tags, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestFailedStepCarriesTranscript: godog's cucumber JSON carries the
+// transcript of a failed agenttest step (up to the turn that broke, and
+// what was confirmed) as the step's embedding, as agenttest's own
+// Cucumber Messages file attaches it, with every key masked; a step that
+// passed carries none.
+func TestFailedStepCarriesTranscript(t *testing.T) {
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	features := fstest.MapFS{"transcript.feature": {Data: []byte(`@agent:restaurant
+Feature: transcript
+  Scenario: the wrong party size
+    When the user says "I'd like to book a table"
+    Then the agent's reply contains "How many"
+    When the user says "4 people at 7pm"
+    Then the state "party_size" is "${env:KEY}"
+
+  Scenario: the record
+    When the user says "that's all, bye"
+    Then the conversation record shows:
+      | handoff | true |
+`)}}
+	steps, err := godogsteps.New(godogsteps.Options{
+		BuildURL: s.BuildURL, BuildKey: s.BuildKey, Features: features,
+		RuntimeURL: s.RuntimeURL, AccountID: s.AccountID, RuntimeKey: s.RuntimeKey,
+		Getenv: func(name string) (string, bool) { return s.BuildKey, name == "KEY" },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	godog.TestSuite{
+		ScenarioInitializer: steps.Register,
+		Options: &godog.Options{Format: "cucumber", Output: &out, FS: features, Paths: []string{"transcript.feature"},
+			Strict: true, NoColors: true, Concurrency: 2},
+	}.Run()
+	var report []struct {
+		Elements []struct {
+			Name  string `json:"name"`
+			Steps []struct {
+				Name       string `json:"name"`
+				Embeddings []struct {
+					Name     string `json:"name"`
+					MimeType string `json:"mime_type"`
+					Data     []byte `json:"data"` // base64
+				} `json:"embeddings"`
+			} `json:"steps"`
+		} `json:"elements"`
+	}
+	if err := json.Unmarshal([]byte(out.String()), &report); err != nil || len(report) != 1 {
+		t.Fatalf("cucumber JSON: %v\n%s", err, out.String())
+	}
+	attached := map[string]string{}
+	for _, el := range report[0].Elements {
+		for _, st := range el.Steps {
+			for _, e := range st.Embeddings {
+				if e.Name != "transcript.txt" || e.MimeType != "text/plain" {
+					t.Errorf("%s: embedding %q of type %q, want transcript.txt, text/plain", st.Name, e.Name, e.MimeType)
+				}
+				attached[el.Name+": "+st.Name] += string(e.Data)
+			}
+		}
+	}
+	for step, want := range map[string][]string{
+		`the wrong party size: the state "party_size" is "${env:KEY}"`: {
+			"transcript (conversation conv-", "greeting", "< Welcome to Bella Tavola!",
+			"turn 1", "> I'd like to book a table", "turn 2", "> 4 people at 7pm",
+			"node: ConfirmBooking", `+party_size="4"`,
+		},
+		`the record: the conversation record shows:`: {"> that's all, bye", "confirmed:", "✗ conversation conv-"},
+	} {
+		got, ok := attached[step]
+		delete(attached, step)
+		if !ok {
+			t.Errorf("%s: no transcript attached\n%s", step, out.String())
+			continue
+		}
+		for _, w := range want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: the transcript lacks %q:\n%s", step, w, got)
+			}
+		}
+	}
+	if len(attached) > 0 {
+		t.Errorf("transcripts attached to steps that did not fail: %v", attached)
+	}
+	if strings.Contains(out.String(), s.BuildKey) {
+		t.Errorf("the cucumber JSON holds the key:\n%s", out.String())
+	}
+}
+
+// TestTeamStepsReadWhatAgenttestFound: a team's own step reads the values
+// agenttest's steps captured and the conversation's id from the context
+// godog gives it; an unknown name, or a scenario without agenttest's
+// conversation, fails its expansion.
+func TestTeamStepsReadWhatAgenttestFound(t *testing.T) {
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	features := fstest.MapFS{"team.feature": {Data: []byte(`@agent:restaurant
+Feature: team
+  Scenario: the team reads the booking
+    Given our backend is empty
+    When the user says "a table for 4 at 7pm"
+    Then I remember "ref" from the state "booking_ref"
+    And I remember "conv" from the state "conversation_id"
+    And our backend has the booking "${ref}" for "${conv}"
+
+  Scenario: a name never captured
+    When the user says "hello"
+    Then our backend has the booking "${nothing}" for "${conv}"
+
+  Scenario: the team's steps alone
+    Then our backend has the booking "${ref}" for "${conv}"
+`)}}
+	steps, err := godogsteps.New(godogsteps.Options{BuildURL: s.BuildURL, BuildKey: s.BuildKey, Features: features})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu    sync.Mutex
+		found = map[string]string{}
+	)
+	own := func(sc *godog.ScenarioContext) {
+		sc.Step(`^our backend is empty$`, func(ctx context.Context) error {
+			if id := godogsteps.ConversationID(ctx); id != "" {
+				return fmt.Errorf("a conversation %q before any turn", id)
+			}
+			// A text without references needs no scenario.
+			if got, err := godogsteps.Expand(context.Background(), "plain"); got != "plain" || err != nil {
+				return fmt.Errorf("plain text expanded to %q, %v", got, err)
+			}
+			return nil
+		})
+		sc.Step(`^our backend has the booking "([^"]*)" for "([^"]*)"$`, func(ctx context.Context, ref, conv string) error {
+			ref, err := godogsteps.Expand(ctx, ref)
+			if err != nil {
+				return err
+			}
+			conv, err = godogsteps.Expand(ctx, conv)
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			found["ref"], found["conv"], found["id"] = ref, conv, godogsteps.ConversationID(ctx)
+			return nil
+		})
+	}
+	_, errs := godogRun(steps, own, features, godog.Options{Strict: true, Concurrency: 2}, "team.feature")
+	if found["id"] == "" || found["conv"] != found["id"] || !regexp.MustCompile(`^[A-Z0-9]{6}$`).MatchString(found["ref"]) {
+		t.Errorf("the team's step read ref %q, conversation %q and id %q: want the booking reference, and the id twice", found["ref"], found["conv"], found["id"])
+	}
+	for name, want := range map[string]string{
+		"the team reads the booking": "",
+		"a name never captured":      `godogsteps: expand "${nothing}": `,
+		"the team's steps alone":     `godogsteps: expand "${ref}": not in a scenario with agenttest's steps`,
+	} {
+		if got := errs[name]; (want == "") != (got == "") || !strings.HasPrefix(got, want) {
+			t.Errorf("scenario %q failed with %q, want %q", name, got, want)
+		}
+	}
+}
+
+// TestPlatformFaultsOverGodog: the web chat scenarios that check what a
+// failing platform says (system messages, the session's end) pass
+// through godog against a simulator with their fault, as they pass in
+// agenttest run (features.TestAcceptanceFaults), so the system message
+// steps hold under godog too.
+func TestPlatformFaultsOverGodog(t *testing.T) {
+	repo := os.DirFS("..")
+	for tag, opts := range map[string]sim.Options{
+		"no-live-agent": {Messaging: sim.MessagingOptions{LiveAgent: sim.LiveAgentOptions{Absent: true}}},
+		"overload":      {Faults: sim.Faults{Overload: 1}},
+	} {
+		t.Run(tag, func(t *testing.T) {
+			t.Parallel()
+			s := simtest.Start(t, opts)
+			steps, err := godogsteps.New(godogsteps.Options{
+				BuildURL: s.BuildURL, BuildKey: s.BuildKey, Features: repo,
+				MessagingURL: s.MessagingURL, MessagingHost: s.Info.MessagingHost, Connectors: s.Info.MessagingConnectors,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out strings.Builder
+			status := godog.TestSuite{
+				ScenarioInitializer: steps.Register,
+				Options: &godog.Options{Format: "progress", Output: &out, FS: repo, Paths: []string{"features/testdata/web-chat-faults.feature"},
+					Tags: "@" + tag, Strict: true, NoColors: true},
+			}.Run()
+			if status != 0 || !strings.Contains(out.String(), "1 scenarios (1 passed)") {
+				t.Errorf("godog status %d:\n%s", status, out.String())
+			}
+		})
+	}
+}
+
+// TestTerminalFormattersIndentFailure: godog's pretty and progress
+// formatters print the first line of a failed step's error indented under
+// the step and the rest as it is; the lines of what was compared come
+// indented under the first, as agenttest run's console shows them, not
+// left of the step they belong to. The error's text, which junit,
+// cucumber and the After hooks read, keeps its own layout.
+func TestTerminalFormattersIndentFailure(t *testing.T) {
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	features := fstest.MapFS{"indent.feature": {Data: []byte(`@agent:restaurant
+Feature: indent
+  Scenario: the agent's words
+    When the user says "I'd like to book a table"
+    Then the agent says "How many people will be joining you tonight?"
+`)}}
+	steps, err := godogsteps.New(godogsteps.Options{BuildURL: s.BuildURL, BuildKey: s.BuildKey, Features: features})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const values = "expected: How many people will be joining you tonight?\n" +
+		"%[1]sactual:   Lovely! How many people will be joining you, and at what time?\n" +
+		"%[1]sdiff:     {+Lovely! +}How many people will be joining you[- tonight-]{+, and at what time+}?"
+	for format, want := range map[string]string{
+		"pretty":   "\n    indent.feature:5:5: response: reply is not the expected text\n      " + fmt.Sprintf(values, "      "),
+		"progress": "      Error: indent.feature:5:5: response: reply is not the expected text\n      " + fmt.Sprintf(values, "      "),
+		"junit":    "indent.feature:5:5: response: reply is not the expected text&#xA;  " + strings.ReplaceAll(fmt.Sprintf(values, "  "), "\n", "&#xA;"),
+	} {
+		t.Run(format, func(t *testing.T) {
+			var out strings.Builder
+			godog.TestSuite{
+				ScenarioInitializer: steps.Register,
+				Options:             &godog.Options{Format: format, Output: &out, FS: features, Paths: []string{"indent.feature"}, NoColors: true},
+			}.Run()
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("godog's %s output lacks\n%s\nin\n%s", format, want, out.String())
+			}
+		})
+	}
+}
+
+// TestWebhookReceiver: a team serves agenttest's own receiver and
+// registers it through the steps; the platform's signed deliveries then
+// confirm the webhook steps, as in agenttest run.
+func TestWebhookReceiver(t *testing.T) {
+	s := simtest.Start(t, sim.Options{Seed: 1, Webhooks: sim.WebhookOptions{AllowInsecure: true}})
+	features := fstest.MapFS{"hook.feature": {Data: []byte(`@agent:clinic
+Feature: webhooks
+  Scenario: urgent
+    When the user says "I have chest pain"
+    Then the agent hands off to "on_call_nurse"
+    And a "handoff.created" webhook arrives
+    And a "conversation.completed" webhook arrives
+`)}}
+	rcv := godogsteps.NewWebhookReceiver("")
+	hs := httptest.NewServer(rcv)
+	t.Cleanup(hs.Close)
+	o := godogsteps.Options{
+		BuildURL: s.BuildURL, BuildKey: s.BuildKey, Features: features,
+		RuntimeURL: s.RuntimeURL, AccountID: s.AccountID, RuntimeKey: s.RuntimeKey,
+		WebhookReceiver: rcv,
+	}
+	steps, err := godogsteps.New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := steps.RegisterWebhook(context.Background(), hs.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	status, errs := godogRun(steps, nil, features, godog.Options{Strict: true}, "hook.feature")
+	if status != 0 {
+		t.Errorf("godog status %d: %v", status, errs)
+	}
+
+	// A receiver or a function, not both; and a receiver to register.
+	o.Webhooks = func(context.Context, string, string) error { return nil }
+	if _, err := godogsteps.New(o); err == nil || !strings.Contains(err.Error(), "WebhookReceiver and Webhooks") {
+		t.Errorf("New with both: %v", err)
+	}
+	o.WebhookReceiver = nil
+	none, err := godogsteps.New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := none.RegisterWebhook(context.Background(), hs.URL+"/"); err == nil || !strings.Contains(err.Error(), "no Options.WebhookReceiver") {
+		t.Errorf("RegisterWebhook without a receiver: %v", err)
+	}
 }

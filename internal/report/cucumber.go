@@ -198,7 +198,7 @@ func (cw *cucumberWriter) testCase(r *result.Result, c *result.Case, p *messages
 		for j, ts := range tc.TestSteps {
 			cw.emit(&messages.Envelope{TestStepStarted: &messages.TestStepStarted{TestCaseStartedId: started, TestStepId: ts.Id, Timestamp: stamp(at)}})
 			if results[j].Status == messages.TestStepResultStatus_FAILED {
-				if body := transcriptText(a); body != "" {
+				if body := TranscriptText(a); body != "" {
 					cw.emit(&messages.Envelope{Attachment: &messages.Attachment{Body: body, ContentEncoding: messages.AttachmentContentEncoding_IDENTITY,
 						MediaType: "text/plain", FileName: "transcript.txt", TestCaseStartedId: started, TestStepId: ts.Id}})
 				}
@@ -238,8 +238,11 @@ func verdictLast(c *result.Case) []*result.Attempt {
 	return c.Attempts
 }
 
-// transcriptText is the attachment of a failed step (see WriteCucumber).
-func transcriptText(a *result.Attempt) string {
+// TranscriptText is the attachment of a failed step (see WriteCucumber):
+// a's transcript up to the turn where it broke, then what it confirmed,
+// as a file shows them (no colour; control characters escaped). godog's
+// steps attach it to their failed step too (godogsteps).
+func TranscriptText(a *result.Attempt) string {
 	var b strings.Builder
 	d := detail{b: &b, st: style{file: true}}
 	d.writeTranscript(a, brokeAt(a), "")

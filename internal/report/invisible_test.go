@@ -167,7 +167,7 @@ func TestInvisibleCharacters(t *testing.T) {
 			for _, res := range stepResults(c, a, []diag.Pos{a.Turns[0].Pos, a.Turns[0].Pos}) {
 				got.WriteString(res.Message + "\n")
 			}
-			got.WriteString(transcriptText(a) + "\n")
+			got.WriteString(TranscriptText(a) + "\n")
 		}
 		noHidden(t, "cucumber", got.String())
 		for _, want := range append(all, smuggledLine) {

@@ -1,0 +1,66 @@
+package godogsteps
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/agenttest/agenttest/internal/webhook"
+)
+
+// WebhookReceiver receives the platform's webhook deliveries for the
+// webhook steps (Then a "handoff.created" webhook arrives), as agenttest
+// run's receiver does (its --webhook-listen): it checks each delivery's
+// signature, the X-<Brand>-Signature HMAC of the endpoint's signing
+// secret, keeps the events that verify, and answers the platform at
+// once. The steps then tell an event that never came (the agent's
+// failure, at the key confirm.webhooks.EVENT) from deliveries that came
+// but could not be verified (the platform's or the secret's, an http:
+// error), and count only the events that arrived after their scenario
+// began, of its environment.
+//
+// Serve it (it is an http.Handler) where the platform can reach it, give
+// it to Options.WebhookReceiver, and register its public URL with
+// Steps.RegisterWebhook before the scenarios run. Safe for concurrent
+// use; one receiver serves every scenario of the Steps.
+type WebhookReceiver struct {
+	r *webhook.Receiver
+}
+
+// NewWebhookReceiver returns a receiver that reads the signature from
+// the header X-<brand>-Signature, the brand word the platform uses in its
+// header names; "" means Vendor (X-Vendor-Signature). Deliveries that
+// arrive before Steps.RegisterWebhook gave it the signing secret are
+// answered 503, so that the platform sends them again.
+func NewWebhookReceiver(brand string) *WebhookReceiver {
+	return &WebhookReceiver{r: webhook.NewReceiver(webhook.Options{Brand: brand})}
+}
+
+// ServeHTTP answers one delivery.
+func (w *WebhookReceiver) ServeHTTP(rw http.ResponseWriter, req *http.Request) {
+	w.r.ServeHTTP(rw, req)
+}
+
+// RegisterWebhook registers publicURL (the https:// URL that reaches the
+// receiver of Options.WebhookReceiver) with the build host for the
+// events of conversations (conversation.completed, handoff.created), and
+// gives the receiver the endpoint's signing secret. An endpoint already
+// registered for the URL is replaced, as agenttest run replaces its own:
+// the platform shows a signing secret only when it registers one. Call it
+// once, before the scenarios run.
+func (s *Steps) RegisterWebhook(ctx context.Context, publicURL string) error {
+	if s == nil || s.client == nil {
+		return errors.New("godogsteps: register webhook: this Steps was not made by New")
+	}
+	if s.receiver == nil {
+		return errors.New("godogsteps: register webhook: no Options.WebhookReceiver to give the signing secret to")
+	}
+	_, secret, err := webhook.Register(ctx, s.client, publicURL, nil, "")
+	if err != nil {
+		// The platform's answer may echo what it was sent.
+		return fmt.Errorf("godogsteps: register webhook: %s", s.client.Redact(err.Error()))
+	}
+	s.receiver.r.SetSecret(secret)
+	return nil
+}
