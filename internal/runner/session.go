@@ -722,13 +722,13 @@ func (s *Session) fail(fs ...assert.Failure) {
 // attempt is Errored (or stays Pending).
 func (s *Session) errored(e *result.Error) { recordError(s.opts.Redactor, s.a, e) }
 
-// interpolate expands ${name} (captures, then vars) and ${env:NAME}.
 // Expand expands the ${...} references of text as the session's steps
 // do: the values captured so far, the scenario's vars (an Examples row)
 // and ${env:NAME}. For the steps of others that run beside the program
 // (a Go team's godog steps).
 func (s *Session) Expand(text string) (string, error) { return s.interpolate(text) }
 
+// interpolate expands ${name} (captures, then vars) and ${env:NAME}.
 func (s *Session) interpolate(text string) (string, error) {
 	if !strings.Contains(text, "${") {
 		return text, nil
