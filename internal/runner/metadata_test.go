@@ -123,7 +123,7 @@ func TestTurnMetadataLoadErrors(t *testing.T) {
 		{"feature unknown name", "s.feature", "@agent:a\nFeature: f\n  Scenario: s\n    When the user says \"hi\" with the metadata:\n      | a | ${nope} |\n",
 			`s.feature:5:13: unknown variable ${nope}`},
 		{"feature key twice", "s.feature", "@agent:a\nFeature: f\n  Scenario: s\n    When the user says \"hi\" with the metadata:\n      | a | x |\n      | a | y |\n",
-			`s.feature:4:5: step "When the user says \"hi\" with the metadata:": metadata key "a" is written twice`},
+			`s.feature:6:9: step "When the user says \"hi\" with the metadata:": metadata key "a" is written twice`},
 		{"feature empty key", "s.feature", "@agent:a\nFeature: f\n  Scenario: s\n    When the user says \"hi\" with the metadata:\n      |  | x |\n",
 			`metadata key is empty`},
 		// A top-level key decodes as text: JSON can send it.
