@@ -440,36 +440,25 @@ type wireConvTurn struct {
 // convert checks the required members and builds the Conversation. v1
 // requires only the members v1 field whitelisting keeps.
 func (w *wireConversation) convert(v1 bool) (reply.Conversation, error) {
-	req := []struct {
-		name string
-		set  bool
-	}{
-		{"id", w.ID.Set},
-		{"account_id", w.AccountID.Set},
-		{"project_id", w.ProjectID.Set},
-		{"started_at", w.StartedAt.Set},
+	// v3 sends empty strings, never null (the reference's Versioning):
+	// a required member sent as null is malformed, whatever its type.
+	req := []member{
+		{"id", w.ID.Set, w.ID.Null},
+		{"account_id", w.AccountID.Set, w.AccountID.Null},
+		{"project_id", w.ProjectID.Set, w.ProjectID.Null},
+		{"started_at", w.StartedAt.Set, w.StartedAt.Null},
 	}
 	if !v1 {
-		req = append(req, []struct {
-			name string
-			set  bool
-		}{
-			{"environment", w.Environment.Set},
-			{"channel", w.Channel.Set},
-			{"in_progress", w.InProgress.Set},
-		}...)
-	}
-	var absent []string
-	for _, r := range req {
-		if !r.set {
-			absent = append(absent, r.name)
-		}
+		req = append(req,
+			member{"environment", w.Environment.Set, w.Environment.Null},
+			member{"channel", w.Channel.Set, w.Channel.Null},
+			member{"in_progress", w.InProgress.Set, w.InProgress.Null})
 	}
 	where := ""
 	if w.ID.V != "" {
 		where = "conversation " + strconv.Quote(w.ID.V)
 	}
-	if err := missing(where, absent); err != nil {
+	if err := required(where, req); err != nil {
 		return reply.Conversation{}, err
 	}
 	if w.ID.V == "" {
