@@ -822,3 +822,23 @@ func callConfirm(number string) string {
 	return "suite: s\nagent: p1\nscenarios:\n  - name: call\n" +
 		`    probe: {outbound_call: {to: "` + number + `"}, within: 2m}` + "\n    confirm: {conversation: {channel: VOICE-SIP}}\n"
 }
+
+// TestCallConnectedWhereFailureExpected: a call expected not to connect
+// (expect_status: failure) that the platform reports success connected
+// a number that answered: the line's, not the agent's, and the case
+// errors saying so (it failed the agent, probe.expect_status).
+func TestCallConnectedWhereFailureExpected(t *testing.T) {
+	t.Parallel()
+	h := &hostileRuntime{list: func(int) []string { return nil }, get: func(string) *string { return nil },
+		status: func(int) string { return `{"call_sid":"OUT-1","status":"success"}` }}
+	c := runHostile(t, h, "suite: s\nagent: p1\nscenarios:\n  - name: call\n"+
+		`    probe: {outbound_call: {to: "+447700900001"}, expect_status: failure, within: 2m}`+"\n")
+	a := c.Last()
+	if c.Status != result.Errored || a.Error == nil || a.Error.Kind != result.KindHTTP || len(a.Failures) != 0 ||
+		!strings.Contains(a.Error.Message, "probe: call OUT-1 to +447700900001 ended with status success, expected failure: the call connected, where the scenario expected it not to: the number answered, which is the line's, not the agent's") {
+		t.Fatalf("%s, want errored: the call connected%s", c.Status, describe(c))
+	}
+	if rec := a.Confirmations[0]; rec.Held || !rec.Found {
+		t.Errorf("call line %+v, want found and not held (✗)", rec)
+	}
+}
