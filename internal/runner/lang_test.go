@@ -37,11 +37,7 @@ func TestLanguageNotReported(t *testing.T) {
 			return body
 		})
 		src := "suite: s\nagent: " + e.restaurant + "\nscenarios:\n  - name: lang\n    turns:\n      - say: hello\n        expect: " + tc.expect + "\n"
-		res, err := Run(t.Context(), loadYAML(t, src), e.opts())
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := res.Files[0].Cases[0]
+		c := runOne(t, e.opts(), src)
 		a := c.Last()
 		if c.Status != tc.want {
 			t.Fatalf("%s, want %s%s", c.Status, tc.want, describe(c))
