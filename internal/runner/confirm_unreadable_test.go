@@ -364,3 +364,17 @@ func TestConfirmationBoundPassesDuringARead(t *testing.T) {
 		t.Fatalf("%s, want errored: not recorded within the bound, naming the 404%s", c.Status, describe(c))
 	}
 }
+
+// TestNeverRecordedIsRetried: a record the platform never wrote is its
+// error, and a retry may find the next conversation recorded: the case
+// is retried with --retries, not given up after one attempt.
+func TestNeverRecordedIsRetried(t *testing.T) {
+	t.Parallel()
+	h := &hostileRuntime{smsStatus: http.StatusOK, smsBody: `{"conversation_id":"conv-1"}`,
+		list:      func(int) []string { return nil },
+		getAnswer: func(int) (int, string) { return http.StatusNotFound, `{"error_message":"conversation not found"}` }}
+	c := runHostile(t, h, smsConfirm(`{conversation: {in_progress: true}}`), func(o *Options) { o.Retries = 1 })
+	if c.Status != result.Errored || len(c.Attempts) != 2 {
+		t.Fatalf("%s after %d attempts, want errored after 2%s", c.Status, len(c.Attempts), describe(c))
+	}
+}

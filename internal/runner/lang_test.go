@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"regexp"
 	"strings"
 	"testing"
@@ -25,6 +26,8 @@ func TestLanguageNotReported(t *testing.T) {
 		expect string
 		want   result.Status
 		msg    string // in the error, or the failure
+		// kind is the error's, when not the platform's (http).
+		kind string
 	}
 	drop := regexp.MustCompile(`"asrLangCode":"[^"]*",?`)
 	run := func(t *testing.T, tc testCase) {
@@ -44,8 +47,9 @@ func TestLanguageNotReported(t *testing.T) {
 		}
 		switch tc.want {
 		case result.Errored:
-			if a.Error == nil || a.Error.Kind != result.KindHTTP || a.Error.Pos.Line != 7 || !strings.Contains(a.Error.Message, tc.msg) || len(a.Failures) != 0 {
-				t.Errorf("error %+v, failures %+v; want an http error at line 7 saying %q, no failure", a.Error, a.Failures, tc.msg)
+			kind := cmp.Or(tc.kind, result.KindHTTP)
+			if a.Error == nil || a.Error.Kind != kind || a.Error.Pos.Line != 7 || !strings.Contains(a.Error.Message, tc.msg) || len(a.Failures) != 0 {
+				t.Errorf("error %+v, failures %+v; want a %s error at line 7 saying %q, no failure", a.Error, a.Failures, kind, tc.msg)
 			}
 		case result.Failed:
 			if a.Error != nil || len(a.Failures) == 0 || !strings.Contains(a.Failures[0].Message, tc.msg) {
@@ -64,6 +68,9 @@ func TestLanguageNotReported(t *testing.T) {
 			msg: "asr language"},
 		{name: "left out, and the reply wrong", edit: func(b string) string { return drop.ReplaceAllString(b, "") }, expect: "{response: {contains: zebra}, lang: {asr: en-GB}}", want: result.Failed,
 			msg: "reply does not contain"},
+		{name: "left out, a reference that does not expand", edit: func(b string) string { return drop.ReplaceAllString(b, "") }, expect: `{lang: {asr: "${env:AGENTTEST_TEST_UNSET_LANG}"}}`,
+			// the scenario's problem, whatever the platform reported
+			want: result.Errored, kind: result.KindConfig, msg: "lang.asr: cannot expand"},
 		{name: "left out, a matcher that holds of nothing", edit: func(b string) string { return drop.ReplaceAllString(b, "") }, expect: `{lang: {asr: {one_of: [en-GB, ""]}}}`, want: result.Passed},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
