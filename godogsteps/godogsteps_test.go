@@ -245,7 +245,7 @@ func TestVerdictsMatchAgenttestRun(t *testing.T) {
 	joined := strings.Join(failures, "\n")
 	for _, msg := range []string{
 		`response: reply does not contain the expected text`, `expected: contains "we are closed"`,
-		`state.party_size: `, `confirm.conversation.handoff: `, `probe.expect_status: call `,
+		`state.party_size: `, `confirm.conversation.handoff: `, `http: Then the call ends with status "success": probe: call `,
 	} {
 		if !strings.Contains(joined, msg) {
 			t.Errorf("no failure says %q:\n%s", msg, joined)

@@ -88,6 +88,8 @@ func badAnswers() []badAnswer {
 		{"missing required fields", 200, "application/json", `{"conversationId":"c1","response":"Hi"}`, false, ""},
 		{"number where a string belongs", 200, "application/json", `{"conversationId":17,"userInput":"","response":"Hi","metadata":{},"conversationEnded":false,"delayedResponse":false}`, true, ""},
 		{"null where a string belongs", 200, "application/json", `{"conversationId":"c1","userInput":"","response":null,"metadata":{},"conversationEnded":false,"delayedResponse":false}`, true, ""},
+		{"null where the reference requires a flag", 200, "application/json", `{"conversationId":"c1","userInput":"","response":"Hi","metadata":{},"conversationEnded":null,"delayedResponse":false}`, false, ""},
+		{"null metadata", 200, "application/json", `{"conversationId":"c1","userInput":"","response":"Hi","metadata":null,"conversationEnded":false,"delayedResponse":false}`, false, ""},
 		{"not an object", 200, "application/json", `[1,2,3]`, false, ""},
 		{"empty body", 200, "application/json", ``, false, ""},
 		{"huge body (20 MiB)", 200, "application/json", `{"conversationId":"c1","response":"` + strings.Repeat("a", 20<<20) + `"}`, false, ""},

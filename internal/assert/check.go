@@ -75,10 +75,10 @@ func Check(exp *Expect, obs Observation, expand Expander) []Failure {
 	if exp.Lang != nil {
 		pos := c.at(exp.Lang.Pos)
 		if exp.Lang.ASR != nil {
-			c.textAt(pos, exp.Lang.ASR, label{key: "lang.asr", subject: "asr language"}, "value", c.res.ASRLang())
+			c.reported(pos, exp.Lang.ASR, label{key: "lang.asr", subject: "asr language"}, "asrLangCode", c.res.ASRLang())
 		}
 		if exp.Lang.TTS != nil {
-			c.textAt(pos, exp.Lang.TTS, label{key: "lang.tts", subject: "tts language"}, "value", c.res.TTSLang())
+			c.reported(pos, exp.Lang.TTS, label{key: "lang.tts", subject: "tts language"}, "ttsLangCode", c.res.TTSLang())
 		}
 	}
 	for i := range exp.Metadata {
@@ -190,6 +190,22 @@ func (c *checker) textAt(pos diag.Pos, t *Text, l label, noun, actual string) {
 	if r, pos, ok := c.resolveAt(pos, t, l, actual); ok {
 		c.evalAt(pos, r, l, noun, actual)
 	}
+}
+
+// reported is textAt of the metadata member a language code is read
+// from. The reference lets a reply leave any metadata member out, and a
+// code the platform did not report reads as "": a check that fails on it
+// would compare against nothing the agent said, so it is marked
+// Unreported and says so, rather than diff a code against "".
+func (c *checker) reported(pos diag.Pos, t *Text, l label, member, actual string) {
+	n := len(c.fails)
+	c.textAt(pos, t, l, "value", actual)
+	if len(c.fails) == n || c.fails[n].Unexpanded || c.res.Reports(member) {
+		return
+	}
+	f := &c.fails[n]
+	f.Message = fmt.Sprintf("the platform did not report the reply's %s: metadata.%s is not in the reply (the reference lets a reply leave any metadata member out), so the check cannot judge the agent", l.subject, member)
+	f.Actual, f.Diff, f.Nearest, f.Unreported = "not reported", "", "", true
 }
 
 // resolveAt expands the references of t, the matcher of a check of

@@ -258,8 +258,9 @@ const (
 // Found is false for a 404 (no recording), Size the bytes of the
 // recording and ContentType its type as sent.
 type Recording struct {
-	Found       bool
-	Size        int
+	Found bool
+	// Size is the recording's length in bytes, as it arrived.
+	Size        int64
 	ContentType string
 }
 

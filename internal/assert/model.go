@@ -295,6 +295,12 @@ type Failure struct {
 	// runner records the scenario's configuration error instead, as it
 	// does for such a reference in a say.
 	Unexpanded bool `json:"-"`
+	// Unreported is set when the check failed on a value the platform
+	// did not report: a metadata member the reference lets a reply
+	// leave out (not every member is in every response), read as "".
+	// Nothing the agent did is known, so the runner records the
+	// platform's error instead of a failure of the agent.
+	Unreported bool `json:"-"`
 }
 
 // DiffBase is the text Diff compares Actual with: Nearest when set, else

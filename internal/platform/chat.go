@@ -306,23 +306,17 @@ func (c *Client) decodeWireTurn(rq *call, status int, body []byte, attempts int)
 		}
 		w = inner
 	}
-	var absent []string
-	for _, f := range []struct {
-		name string
-		set  bool
-	}{
-		{"conversationId", w.ConversationID.Set},
-		{"userInput", w.UserInput.Set},
-		{"response", w.Response.Set},
-		{"metadata", len(w.Metadata) > 0},
-		{"conversationEnded", w.ConversationEnded.Set},
-		{"delayedResponse", w.DelayedResponse.Set},
-	} {
-		if !f.set {
-			absent = append(absent, f.name)
-		}
-	}
-	if err := missing("", absent); err != nil {
+	// The texts stay tolerated as null (read as empty, as other
+	// implementations send an empty reply); a null metadata or flag
+	// has no value to read.
+	if err := required("", []member{
+		{"conversationId", w.ConversationID.Set, false},
+		{"userInput", w.UserInput.Set, false},
+		{"response", w.Response.Set, false},
+		{"metadata", len(w.Metadata) > 0, len(w.Metadata) > 0 && w.Metadata[0] == 'n'},
+		{"conversationEnded", w.ConversationEnded.Set, w.ConversationEnded.Null},
+		{"delayedResponse", w.DelayedResponse.Set, w.DelayedResponse.Null},
+	}); err != nil {
 		return nil, c.responseError(rq, status, body, err)
 	}
 	if w.ConversationID.V == "" {
@@ -342,9 +336,8 @@ func (c *Client) decodeWireTurn(rq *call, status int, body []byte, attempts int)
 			return nil, c.responseError(rq, status, body, fmt.Errorf("field \"metadata\": %w", describeDecodeError(err)))
 		}
 		res.RawMetadata = sharedIn(body, w.Metadata)
-	case w.Metadata[0] == 'n' || emptyArray(w.Metadata):
-		// Tolerated like null strings, and like an empty map
-		// written as [] (emptyArray): no members.
+	case emptyArray(w.Metadata):
+		// An empty map written as [] (emptyArray): no members.
 		md = reply.Metadata{}
 		res.RawMetadata = json.RawMessage("{}")
 	default:

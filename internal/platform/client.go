@@ -444,9 +444,12 @@ func (bp *bufPool) put(b *bytes.Buffer) {
 // response is a successful (2xx) answer. body is pooled and holds reply
 // budget: call release when done, and copy whatever must outlive it.
 type response struct {
-	status   int
-	header   http.Header
+	status int
+	header http.Header
+	// buf is nil when the body was counted, not kept (call.count);
+	// size is then its length.
 	buf      *bytes.Buffer
+	size     int64
 	client   *Client
 	held     int64
 	started  time.Time
@@ -623,6 +626,22 @@ func (c *Client) exchange(ctx context.Context, rq *call, target string, limit in
 	}
 	if res.ContentLength > limit {
 		return response{}, c.tooLarge(rq, res.StatusCode, limit)
+	}
+	if rq.count {
+		// Only the length is wanted: the bytes go nowhere, so a
+		// recording at its limit costs no memory, whatever length the
+		// server announced.
+		n, err := io.Copy(io.Discard, io.LimitReader(res.Body, limit+1))
+		switch {
+		case err == nil && n > limit:
+			return response{}, c.tooLarge(rq, res.StatusCode, limit)
+		case err != nil && corruptEncoding(err):
+			return response{}, c.responseError(rq, res.StatusCode, nil, fmt.Errorf("the gzip body does not decompress: %w", err))
+		case err != nil:
+			return response{}, c.networkError(rq, err, true, attempt)
+		}
+		return response{status: res.StatusCode, header: res.Header, client: c, size: n,
+			started: started, latency: c.now().Sub(started), attempts: attempt}, nil
 	}
 	buf := c.bufs.get()
 	var held int64

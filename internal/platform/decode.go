@@ -25,15 +25,18 @@ import (
 // sent as strings, a single string where an array of strings belongs. A
 // value of a truly wrong type (an object where a string belongs) is still an
 // error. Set records that the member was present, null included, so
-// required members can be checked after decoding.
+// required members can be checked after decoding; Null that it was null,
+// which a required member may not be (nullRequired).
 
 type jString struct {
-	V   string
-	Set bool
+	V    string
+	Set  bool
+	Null bool
 }
 
 func (s *jString) UnmarshalJSON(b []byte) error {
 	s.Set = true
+	s.Null = b[0] == 'n'
 	switch b[0] {
 	case 'n':
 		s.V = ""
@@ -66,12 +69,14 @@ func unquote(b []byte) (string, error) {
 }
 
 type jBool struct {
-	V   bool
-	Set bool
+	V    bool
+	Set  bool
+	Null bool
 }
 
 func (v *jBool) UnmarshalJSON(b []byte) error {
 	v.Set = true
+	v.Null = b[0] == 'n'
 	switch s := string(b); s {
 	case "true", `"true"`, "1":
 		v.V = true
@@ -152,8 +157,9 @@ func (v *jFloat) UnmarshalJSON(b []byte) error {
 // deployments, alerts, webhooks, calls), epoch times are as plausible as
 // ISO 8601 ones.
 type jTime struct {
-	V   time.Time
-	Set bool
+	V    time.Time
+	Set  bool
+	Null bool
 }
 
 var timeLayouts = []string{
@@ -171,6 +177,7 @@ var timeLayouts = []string{
 
 func (v *jTime) UnmarshalJSON(b []byte) error {
 	v.Set = true
+	v.Null = b[0] == 'n'
 	switch b[0] {
 	case 'n':
 		v.V = time.Time{}
@@ -408,6 +415,46 @@ func missing(where string, names []string) error {
 	return fmt.Errorf("%smissing required %s %s", where, noun, strings.Join(quoted, ", "))
 }
 
+// member is a member of a body by name, with whether it was sent and
+// whether it was null, for the checks of required members.
+type member struct {
+	name      string
+	set, null bool
+}
+
+// required checks the members the reference requires: each must be
+// present (missing) and, unless nullable, hold a value. A required
+// member sent as null gives no value to judge: read as the empty value,
+// a conversationEnded: null would fail the agent's "ended" check, a
+// metadata: null its "node" check, a record's in_progress: null would
+// read as settled. So it is the platform's malformed answer, named.
+func required(where string, ms []member) error {
+	var absent, null []string
+	for _, m := range ms {
+		switch {
+		case !m.set:
+			absent = append(absent, m.name)
+		case m.null:
+			null = append(null, m.name)
+		}
+	}
+	if err := missing(where, absent); err != nil || len(null) == 0 {
+		return err
+	}
+	quoted := make([]string, len(null))
+	for i, n := range null {
+		quoted[i] = strconv.Quote(n)
+	}
+	noun, verb := "field", "is"
+	if len(null) > 1 {
+		noun, verb = "fields", "are"
+	}
+	if where != "" {
+		where += ": "
+	}
+	return fmt.Errorf("%srequired %s %s %s null, where the reference promises a value", where, noun, strings.Join(quoted, ", "), verb)
+}
+
 // The fast path of the debug-chat turn result.
 //
 // decodeTurn's general path decodes a body with encoding/json twice over:
@@ -542,10 +589,9 @@ func fastTurn(body []byte) (res *reply.TurnResult, ok bool) {
 						meta = reply.Metadata(v.(map[string]any))
 					}
 					rawMeta = body[start:p.i:p.i]
-				case p.lit("null"):
-					meta, rawMeta = reply.Metadata{}, []byte("{}")
-					plain = false
 				default:
+					// null (required: the general path's
+					// error), or another type.
 					return nil, false
 				}
 			case text != nil && p.peek('"'):
@@ -573,6 +619,9 @@ func fastTurn(body []byte) (res *reply.TurnResult, ok bool) {
 				}
 			case m == tmConversationEnded || m == tmDelayedResponse:
 				span := body[start:p.i]
+				if span[0] == 'n' {
+					return nil, false // required: the general path's error
+				}
 				plain = plain && (span[0] == 't' || span[0] == 'f')
 				flag := &ended
 				if m == tmDelayedResponse {

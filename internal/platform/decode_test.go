@@ -59,8 +59,18 @@ func TestDecodeTurn(t *testing.T) {
 		{name: "reference shape", body: goodTurn, want: (&reply.TurnResult{
 			ConversationID: "c1", UserInput: "hi", Response: "Hello!", Plain: true,
 		}).SetMetadata(reply.Metadata{"currentNode": "greet", "nodeTrace": []any{"start", "greet"}, "state": map[string]any{"n": 2.0}})},
-		{name: "null strings and metadata", body: `{"conversationId":"c1","userInput":null,"response":null,"metadata":null,"conversationEnded":true,"delayedResponse":"true"}`,
+		{name: "null strings", body: `{"conversationId":"c1","userInput":null,"response":null,"metadata":{},"conversationEnded":true,"delayedResponse":"true"}`,
 			want: (&reply.TurnResult{ConversationID: "c1", ConversationEnded: true, DelayedResponse: true}).SetMetadata(reply.Metadata{})},
+		// A required object or flag sent as null has no value: read as
+		// {} or false, it failed the agent's node or ended check.
+		{name: "null metadata", body: `{"conversationId":"c1","userInput":"","response":"x","metadata":null,"conversationEnded":false,"delayedResponse":false}`,
+			wantErr: `malformed response: required field "metadata" is null, where the reference promises a value`},
+		{name: "null conversationEnded", body: `{"conversationId":"c1","userInput":"","response":"x","metadata":{},"conversationEnded":null,"delayedResponse":false}`,
+			wantErr: `malformed response: required field "conversationEnded" is null, where the reference promises a value`},
+		{name: "null flags and metadata", body: `{"conversationId":"c1","userInput":"","response":"x","metadata":null,"conversationEnded":null,"delayedResponse":null}`,
+			wantErr: `malformed response: required fields "metadata", "conversationEnded", "delayedResponse" are null, where the reference promises a value`},
+		{name: "missing beside null", body: `{"conversationId":"c1","response":"x","metadata":null,"conversationEnded":null}`,
+			wantErr: `malformed response: missing required fields "userInput", "delayedResponse"`},
 		{name: "escapes and unicode", body: `{"conversationId":"c1","userInput":"caf\u00e9","response":"line\none \"q\" ✓","metadata":{},"conversationEnded":false,"delayedResponse":false}`,
 			want: (&reply.TurnResult{ConversationID: "c1", UserInput: "café", Response: "line\none \"q\" ✓", Plain: true}).SetMetadata(reply.Metadata{})},
 		{name: "data envelope", body: `{"success":true,"data":` + goodTurn + `}`, want: (&reply.TurnResult{
@@ -176,6 +186,13 @@ func TestDecodeConversation(t *testing.T) {
 		{name: "missing required", body: `{"id":"c1","account_id":"a","project_id":"p"}`, wantErr: `conversation "c1": missing required fields "started_at", "environment", "channel", "in_progress"`},
 		{name: "missing owners", body: `{"id":"c1","environment":"live","started_at":"2026-03-02T10:00:00Z","channel":"WEBCHAT","in_progress":false}`,
 			wantErr: `conversation "c1": missing required fields "account_id", "project_id"`},
+		// v3 sends empty strings, never null: a required member
+		// sent as null is no value to judge (in_progress: null read
+		// as settled, channel: null failed a channel check).
+		{name: "null in_progress", body: `{` + strings.Replace(base, `"in_progress":false`, `"in_progress":null`, 1) + `}`,
+			wantErr: `conversation "c1": required field "in_progress" is null, where the reference promises a value`},
+		{name: "null required of every type", body: `{` + strings.NewReplacer(`"channel":"WEBCHAT"`, `"channel":null`, `"started_at":"2026-03-02T10:00:00Z"`, `"started_at":null`, `"environment":"live"`, `"environment":null`).Replace(base) + `}`,
+			wantErr: `conversation "c1": required fields "started_at", "environment", "channel" are null, where the reference promises a value`},
 		{name: "wrong type of required", body: `{` + strings.Replace(base, `"channel":"WEBCHAT"`, `"channel":["WEBCHAT"]`, 1) + `}`, wantErr: `field "channel": expected a string, got array`},
 		{name: "in_progress wrong type", body: `{` + strings.Replace(base, `"in_progress":false`, `"in_progress":{}`, 1) + `}`, wantErr: `field "in_progress": expected a boolean, got object`},
 		{name: "bad date", body: `{` + strings.Replace(base, `2026-03-02T10:00:00Z`, `yesterday`, 1) + `}`, wantErr: `"yesterday" is not an ISO 8601 date-time`},
@@ -272,7 +289,7 @@ var fastTurnBodies = []struct {
 }{
 	{goodTurn, true},
 	{" \n\t{ \"conversationId\" : \"c1\" , \"userInput\":\"\",\"response\":\"\",\"metadata\":{ } ,\"conversationEnded\":false,\"delayedResponse\":false}\r\n", true},
-	{`{"conversationId":"c1","userInput":null,"response":null,"metadata":null,"conversationEnded":true,"delayedResponse":"true"}`, true},
+	{`{"conversationId":"c1","userInput":null,"response":null,"metadata":{},"conversationEnded":true,"delayedResponse":"true"}`, true},
 	{`{"conversationId":"c1","userInput":"caf\u00e9","response":"line\none \"q\" ✓","metadata":{"k\u00e9y":"v\/","e":[],"o":{},"n":[-0.5e+3,1E2,0,-0,12345678901234567890],"b":[true,false,null]},"conversationEnded":false,"delayedResponse":false}`, true},
 	{`{"conversationId":42,"userInput":"","response":"","metadata":{"dup":1,"dup":2},"conversationEnded":0,"delayedResponse":"false","extra":{"x":[1,{"y":"\u2028"}]}}`, true},
 	{"{\"conversationId\":\"c1\",\"userInput\":\"\xff\",\"response\":\"\",\"metadata\":{\"bad\":\"\xfe\xfd\"},\"conversationEnded\":false,\"delayedResponse\":false}", true},
@@ -286,6 +303,9 @@ var fastTurnBodies = []struct {
 	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"st\u0061te":{},"state":7},"conversationEnded":false,"delayedResponse":false}`, false},                     // Check refuses it
 	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":{"x":1e999}},"conversationEnded":false,"delayedResponse":false}`, false},
 	{`{"success":true,"data":` + goodTurn + `}`, false},
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":null,"conversationEnded":false,"delayedResponse":false}`, false},
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":{},"conversationEnded":null,"delayedResponse":false}`, false},
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":{},"conversationEnded":false,"delayedResponse":null}`, false},
 	{`{"success":false,"error_code":"CHAT_TIMEOUT","error_message":"too slow"}`, false},
 	{`{"ConversationId":"c1","userInput":"","response":"","metadata":{},"conversationEnded":false,"delayedResponse":false}`, false},
 	{`{"conversationId":"c1","conversationId":"c2","userInput":"","response":"","metadata":{},"conversationEnded":false,"delayedResponse":false}`, false},

@@ -134,6 +134,9 @@ type call struct {
 	// binary marks a body that is not text (audio): it is neither
 	// redacted nor counted in the reply budget.
 	binary bool
+	// count, with binary, reads the body without keeping it: the
+	// answer holds its length alone (response.size).
+	count bool
 	// noRetry5xx turns off 5xx retries of a retrySession call (custom
 	// conversation id).
 	noRetry5xx bool

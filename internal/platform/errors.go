@@ -341,7 +341,10 @@ func (c *Client) networkError(rq *call, err error, sent bool, attempts int) *Net
 		Sent:     sent,
 		Attempts: attempts,
 		Err:      err,
-		msg:      c.redactor(rq).String(err.Error()),
+		// The transport quotes what the server sent (a malformed
+		// header line of up to 10 MiB): server text, masked, then cut to
+		// one line as an error body's message is.
+		msg: oneLine(c.redactor(rq).String(err.Error())),
 	}
 }
 

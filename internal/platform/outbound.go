@@ -181,7 +181,7 @@ func (c *Client) CallStatus(ctx context.Context, sid string) (*CallStatus, error
 		CreatedAt:      r.when("created_at", "createdAt"),
 		UpdatedAt:      r.when("updated_at", "updatedAt"),
 		ConversationID: r.str("conversation_id", "conversationId"),
-		FailureReason:  r.str("failure_reason", "reason", "error"),
+		FailureReason:  oneLine(r.str("failure_reason", "reason", "error")), // shown in the summary and the failure
 		Raw:            r,
 	}
 	if st.Status == "" {

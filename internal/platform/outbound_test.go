@@ -56,6 +56,10 @@ func TestCallAnswers(t *testing.T) {
 		{name: "status without a sid", status: true, body: `{"status":"calling"}`, want: "OUT-1 calling open  "},
 		{name: "status as state", status: true, body: `{"call_sid":"OUT-1","state":"failure","reason":"busy"}`, want: "OUT-1 failure final  busy"},
 		{name: "status as call_status", status: true, body: `{"call_sid":"OUT-1","call_status":"success","conversationId":"c1"}`, want: "OUT-1 success final c1 "},
+		// Server text a summary and a failure print: one line, its
+		// controls escaped, cut as an error body's message is.
+		{name: "a reason of many lines", status: true, body: `{"call_sid":"OUT-1","status":"failure","failure_reason":"busy\n\u202e` + strings.Repeat("x", 4000) + `"}`,
+			want: "OUT-1 failure final  busy \\u202e" + strings.Repeat("x", 300-len(`busy \u202e`)) + "..."},
 		{name: "no status", status: true, body: `{"call_sid":"OUT-1"}`,
 			want: `GET /v1/outbound-calling/OUT-1/status: 200: malformed response: missing required field "status"`},
 	} {

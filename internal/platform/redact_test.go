@@ -250,6 +250,26 @@ func TestRedact(t *testing.T) {
 func TestNetworkErrorQuotingTheKey(t *testing.T) {
 	t.Parallel()
 	const key = "bk-PLANTED-0123456789"
+	addr := rawServer(t, func(req *http.Request) string { return req.Header.Get("x-api-key") + "\r\n\r\n" })
+	c, err := New(Config{BuildURL: "http://" + addr, BuildKey: key, Retry: RetryPolicy{MaxAttempts: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.SendTurn(context.Background(), "a", "c1", ChatTurn{ClientEnv: "sandbox", Message: "hi"})
+	var ne *NetworkError
+	if !errors.As(err, &ne) || !strings.Contains(err.Error(), "malformed HTTP response \""+secret.Mask) {
+		t.Fatalf("err = %v, want the connection's error quoting the masked key", err)
+	}
+	for _, form := range secret.Forms(key) {
+		if strings.Contains(err.Error(), form) {
+			t.Errorf("the error shows %q: %v", form, err)
+		}
+	}
+}
+
+// rawServer answers every request with the bytes answer gives, as they
+// are: a server that breaks HTTP itself. It returns its address.
+func rawServer(t *testing.T, answer func(req *http.Request) string) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -267,23 +287,30 @@ func TestNetworkErrorQuotingTheKey(t *testing.T) {
 				if err != nil {
 					return
 				}
-				fmt.Fprintf(conn, "%s\r\n\r\n", req.Header.Get("x-api-key"))
+				fmt.Fprint(conn, answer(req))
 			}()
 		}
 	}()
-	c, err := New(Config{BuildURL: "http://" + ln.Addr().String(), BuildKey: key, Retry: RetryPolicy{MaxAttempts: 1}})
+	return ln.Addr().String()
+}
+
+// TestNetworkErrorIsCut: the transport's error quotes what the server
+// sent (a malformed header line, up to 10 MiB): server text, cut to one
+// line with its controls escaped, as an error body's message is. Before,
+// a header of 100 KB went whole into the case's error and every report.
+func TestNetworkErrorIsCut(t *testing.T) {
+	t.Parallel()
+	addr := rawServer(t, func(*http.Request) string {
+		return "HTTP/1.1 200 OK\r\nContent-Type: \x1b[2J" + strings.Repeat("a", 100_000) + "\r\n\r\n"
+	})
+	c, err := New(Config{BuildURL: "http://" + addr, BuildKey: "bk-0123456789abcdef", Retry: RetryPolicy{MaxAttempts: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = c.SendTurn(context.Background(), "a", "c1", ChatTurn{ClientEnv: "sandbox", Message: "hi"})
 	var ne *NetworkError
-	if !errors.As(err, &ne) || !strings.Contains(err.Error(), "malformed HTTP response \""+secret.Mask) {
-		t.Fatalf("err = %v, want the connection's error quoting the masked key", err)
-	}
-	for _, form := range secret.Forms(key) {
-		if strings.Contains(err.Error(), form) {
-			t.Errorf("the error shows %q: %v", form, err)
-		}
+	if !errors.As(err, &ne) || !strings.Contains(err.Error(), `malformed MIME header line: "Content-Type: \x1b[2Jaaa`) || len(err.Error()) > 500 || strings.Contains(err.Error(), "\x1b") {
+		t.Fatalf("err = %.200q (%d bytes), want the transport's error on one line, cut, its escape escaped", err, len(fmt.Sprint(err)))
 	}
 }
 

@@ -167,6 +167,11 @@ func (r *TurnResult) ASRLang() string { return r.member("asrLangCode").ASRLang()
 // TTSLang is Meta().TTSLang().
 func (r *TurnResult) TTSLang() string { return r.member("ttsLangCode").TTSLang() }
 
+// Reports reports whether the reply's metadata holds the reference
+// member name (under any of its spellings) with a value: null and a
+// missing member are not reported.
+func (r *TurnResult) Reports(name string) bool { return r.member(name).spelling(name) != "" }
+
 // RetrievedTopics is Meta().RetrievedTopics().
 func (r *TurnResult) RetrievedTopics() []string {
 	return r.member("retrievedTopics").RetrievedTopics()

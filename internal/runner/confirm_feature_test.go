@@ -172,23 +172,31 @@ func TestConfirmFeatureParity(t *testing.T) {
 		t.Errorf("feature facts:\n%s\nYAML facts:\n%s", got, want)
 	}
 	for _, st := range []string{"urgent handoff is recorded: passed", "call connects: passed", "sms opens a conversation: passed",
-		"unreachable number fails as expected: passed", "wrong destination: failed", "unreachable number fails the probe: failed",
-		"unreachable number alone fails: failed", "a connecting call alone passes: passed"} {
+		"unreachable number fails as expected: passed", "wrong destination: failed", "unreachable number fails the probe: errored",
+		"unreachable number alone fails: errored", "a connecting call alone passes: passed"} {
 		if !strings.Contains(want, st) {
 			t.Errorf("no %q in:\n%s", st, want)
 		}
 	}
 	// Feature failures point at the step and name it.
 	wants := map[string]struct{ pos, step, key string }{
-		"wrong destination":                  {"confirm.feature:19:5", "Then the conversation record shows:", "confirm.conversation.handoff_destination"},
-		"wrong state in the record":          {"confirm.feature:24:5", "Then the conversation record shows:", "confirm.conversation.state.day"},
-		"no handoff state for a goodbye":     {"confirm.feature:29:5", `Then the handoff state "reason" is "urgent_symptoms"`, "confirm.handoff_state"},
-		"unreachable number fails the probe": {"confirm.feature:47:5", `Then the call ends with status "success"`, "probe.expect_status"},
-		"unreachable number alone fails":     {"confirm.feature:59:5", `When an outbound call is placed to "` + unreachable + `"`, "probe.expect_status"},
+		"wrong destination":              {"confirm.feature:19:5", "Then the conversation record shows:", "confirm.conversation.handoff_destination"},
+		"wrong state in the record":      {"confirm.feature:24:5", "Then the conversation record shows:", "confirm.conversation.state.day"},
+		"no handoff state for a goodbye": {"confirm.feature:29:5", `Then the handoff state "reason" is "urgent_symptoms"`, "confirm.handoff_state"},
+		// A call's final status is no verdict on the agent: the case
+		// errors at the step, named as a failure would be.
+		"unreachable number fails the probe": {"confirm.feature:47:5", `Then the call ends with status "success"`, result.KindHTTP},
+		"unreachable number alone fails":     {"confirm.feature:59:5", `When an outbound call is placed to "` + unreachable + `"`, result.KindHTTP},
 	}
 	for _, c := range feat.Cases {
 		w, ok := wants[c.Name]
 		if !ok {
+			continue
+		}
+		if e := c.Last().Error; w.key == result.KindHTTP {
+			if e == nil || e.Pos.String() != w.pos || e.Kind != w.key || !strings.HasPrefix(e.Message, w.step+": probe: call OUT-") {
+				t.Errorf("%s: error %+v, want %s at %s by %q", c.Name, e, w.key, w.pos, w.step)
+			}
 			continue
 		}
 		fs := c.Last().Failures
@@ -242,8 +250,8 @@ Feature: feature-only confirmations
       | channel | VOICE-SIP |
     And the call ends with status "success"
 `
-	// A failed case is retried: its call did not end as the
-	// confirmation needed.
+	// An errored case is retried: its call did not end as the
+	// confirmation needed, which is the platform's or the line's.
 	opts := e.opts()
 	opts.Retries = 1
 	res, err := Run(context.Background(), loadFiles(t, map[string]string{"only.feature": src}), opts)
@@ -257,7 +265,7 @@ Feature: feature-only confirmations
 		msg    string
 	}
 	wants := []want{
-		{result.Failed, "probe.expect_status", 6, "ended with status failure, expected success"},
+		{result.Errored, result.KindHTTP, 6, "ended with status failure, expected success"},
 		{result.Passed, "", 0, ""},
 		{result.Passed, "", 0, ""},
 	}
@@ -275,11 +283,10 @@ Feature: feature-only confirmations
 			continue
 		}
 		if len(c.Attempts) != 2 {
-			t.Errorf("%s: %d attempts, want the failure retried", c.Name, len(c.Attempts))
+			t.Errorf("%s: %d attempts, want the error retried", c.Name, len(c.Attempts))
 		}
-		f := c.Last().Failures[0]
-		if f.Key != w.key || f.Pos.Line != w.line || !strings.Contains(f.Message, w.msg) {
-			t.Errorf("%s: failure %s %s: %s, want %s at line %d with %q", c.Name, f.Pos, f.Key, f.Message, w.key, w.line, w.msg)
+		if e := c.Last().Error; e == nil || e.Kind != w.key || e.Pos.Line != w.line || !strings.Contains(e.Message, w.msg) || len(c.Last().Failures) != 0 {
+			t.Errorf("%s: error %+v, failures %+v, want %s at line %d with %q", c.Name, e, c.Last().Failures, w.key, w.line, w.msg)
 		}
 	}
 }

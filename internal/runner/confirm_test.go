@@ -172,19 +172,21 @@ func TestConfirmationsAndProbes(t *testing.T) {
 		msg    string
 		// held marks each confirmation line, + held and - not: what the
 		// reports show as ✓ and ✗. A call that ended as expected holds,
-		// whatever its status; one that did not fails, though the
-		// platform gave its status.
+		// whatever its status; one that did not is ✗, though the
+		// platform gave its status (and errors the case: a call's
+		// status is no verdict on the agent).
 		held string
 	}
 	wants := map[string]want{
-		"urgent handoff is recorded":                       {status: result.Passed, held: "++++"},
-		"wrong destination":                                {status: result.Failed, key: "confirm.conversation.handoff_destination", line: 24, msg: "on_call_nurse", held: "-"},
-		"no handoff state for a booking":                   {status: result.Failed, key: "confirm.handoff_state", line: 29, msg: "no handoff state was stored", held: "+-"},
-		"call connects":                                    {status: result.Passed, held: "++"},
-		"unreachable number fails as expected":             {status: result.Passed, held: "+"},
-		"unreachable number fails the probe":               {status: result.Failed, key: "probe.expect_status", line: 36, msg: "ended with status failure, expected success", held: "-"},
+		"urgent handoff is recorded":           {status: result.Passed, held: "++++"},
+		"wrong destination":                    {status: result.Failed, key: "confirm.conversation.handoff_destination", line: 24, msg: "on_call_nurse", held: "-"},
+		"no handoff state for a booking":       {status: result.Failed, key: "confirm.handoff_state", line: 29, msg: "no handoff state was stored", held: "+-"},
+		"call connects":                        {status: result.Passed, held: "++"},
+		"unreachable number fails as expected": {status: result.Passed, held: "+"},
+		"unreachable number fails the probe": {status: result.Errored, key: result.KindHTTP, line: 36,
+			msg: "ended with status failure, expected success (unreachable): the reference's failure is a call that failed to connect or was not answered, so it never reached the agent: the platform's or the line's, not the agent's", held: "-"},
 		"sms opens a conversation":                         {status: result.Passed, held: "++"},
-		"the expected status is named where it is written": {status: result.Failed, key: "probe.expect_status", line: 43, col: 7, msg: "expected success", held: "-"},
+		"the expected status is named where it is written": {status: result.Errored, key: result.KindHTTP, line: 43, col: 7, msg: "expected success", held: "-"},
 	}
 	for _, c := range res.Files[0].Cases {
 		w, ok := wants[c.Name]
@@ -197,7 +199,12 @@ func TestConfirmationsAndProbes(t *testing.T) {
 			t.Errorf("%s: %s, want %s%s", c.Name, c.Status, w.status, describe(c))
 			continue
 		}
-		if w.key != "" {
+		if w.status == result.Errored {
+			// A call's final status is no verdict on the agent.
+			if e := a.Error; e == nil || e.Kind != w.key || e.Pos.Line != w.line || (w.col != 0 && e.Pos.Col != w.col) || !strings.Contains(e.Message, w.msg) || len(a.Failures) != 0 {
+				t.Errorf("%s: error %+v, failures %+v; want %s at line %d with %q", c.Name, e, a.Failures, w.key, w.line, w.msg)
+			}
+		} else if w.key != "" {
 			f := a.Failures[0]
 			if f.Key != w.key || f.Pos.Line != w.line || (w.col != 0 && f.Pos.Col != w.col) || !strings.Contains(f.Message+f.Actual, w.msg) {
 				t.Errorf("%s: failure %s %s: %s (actual %q), want %s at line %d with %q", c.Name, f.Pos, f.Key, f.Message, f.Actual, w.key, w.line, w.msg)

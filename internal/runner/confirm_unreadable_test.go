@@ -188,8 +188,10 @@ func TestConfirmationUnreadable(t *testing.T) {
 
 // TestConfirmationWaitsToItsBound: a record is read with backoff until it
 // exists, and ended when the checks ask for in_progress: false, for at
-// most the bound on the runner's clock; what is missing at the bound is
-// the agent's failure, and the record's line says what was waited for.
+// most the bound on the runner's clock; a record never written by the
+// bound is the platform's error (the conversation took place), a record
+// that did not end the agent's failure, and the record's line says what
+// was waited for.
 // 100 ms doubling to 2 s: reads at 0, 0.1, 0.3, 0.7, 1.5, 3.1, then every
 // 2 s until 29.1, 19 in all, and the pause after it passes the bound at
 // 31.1 s. A 10 s wait on a 429 is left out of the bound: 19 reads still,
@@ -215,6 +217,7 @@ func TestConfirmationWaitsToItsBound(t *testing.T) {
 		clock   time.Duration
 		failure string // the failure's key and part of its message
 		message string
+		err     string // the error's message, in part (kind timeout)
 		line    string // in the record's line
 	}
 	run := func(t *testing.T, tc testCase) {
@@ -246,6 +249,9 @@ func TestConfirmationWaitsToItsBound(t *testing.T) {
 		if c.Status != tc.status || h.getReads != tc.reads {
 			t.Fatalf("%s after %d reads (clock %s), want %s after %d%s", c.Status, h.getReads, h.clk.Now().Sub(fakeclock.Start), tc.status, tc.reads, describe(c))
 		}
+		if tc.err != "" && (a.Error == nil || a.Error.Kind != result.KindTimeout || !strings.Contains(a.Error.Message, tc.err) || len(a.Failures) != 0) {
+			t.Errorf("error %+v, failures %+v; want a timeout saying %q and no failure", a.Error, a.Failures, tc.err)
+		}
 		if tc.failure != "" && (len(a.Failures) != 1 || a.Failures[0].Key != tc.failure || !strings.Contains(a.Failures[0].Message, tc.message)) {
 			t.Errorf("failures %+v, want %s saying %q", a.Failures, tc.failure, tc.message)
 		}
@@ -261,10 +267,15 @@ func TestConfirmationWaitsToItsBound(t *testing.T) {
 		}
 	}
 	for _, tc := range []testCase{
-		{name: "never recorded", confirm: `{conversation: {in_progress: true}}`, status: result.Failed, reads: 19, clock: 31100 * time.Millisecond,
-			failure: "confirm.conversation", message: "conversation conv-1 was not recorded within 30s", line: "not recorded within 30s"},
-		{name: "never recorded, 10 s waited on a 429", confirm: `{conversation: {in_progress: true}}`, limited: 3, status: result.Failed, reads: 20, clock: 41100 * time.Millisecond,
-			failure: "confirm.conversation", message: "conversation conv-1 was not recorded within 30s", line: "not recorded within 30s"},
+		{name: "never recorded", confirm: `{conversation: {in_progress: true}}`, status: result.Errored, reads: 19, clock: 31100 * time.Millisecond,
+			err:  "confirm: read conversation conv-1: not recorded within the confirmation's wait of 30s (19 reads; the last answered GET /v3/ws-abcd1234/p1/conversations/conv-1: 404: conversation not found): the platform did not record a conversation that took place, its error, not the agent's",
+			line: "not recorded within 30s"},
+		{name: "never recorded, 10 s waited on a 429", confirm: `{conversation: {in_progress: true}}`, limited: 3, status: result.Errored, reads: 20, clock: 41100 * time.Millisecond,
+			err: "not recorded within the confirmation's wait of 30s (19 reads; ", line: "not recorded within 30s"},
+		// Only the handoff state is checked: the record is awaited
+		// first all the same, and its absence is the platform's.
+		{name: "never recorded, handoff state checked", confirm: `{handoff_state: {data: {reason: x}}}`, status: result.Errored, reads: 19, clock: 31100 * time.Millisecond,
+			err: "not recorded within the confirmation's wait of 30s", line: "not recorded within 30s"},
 		// The 17th request goes at 33.1 s, within the bound the wait
 		// moved to 40 s: its 500 is the platform's error, not a read
 		// cut by the bound after "not recorded" answers.
@@ -328,9 +339,10 @@ func TestHandoffSharedIDEmpty(t *testing.T) {
 // TestConfirmationBoundPassesDuringARead: the platform said the record
 // was not there yet, then held a read unanswered past the confirmation's
 // bound (the turn timeout longer than the bound): what it answered
-// stands, and the record missing at the bound is the agent's failure, as
-// it would be had the held read answered 404. (A platform that answered
-// no read at all errors the case: TestRunReadsNeverAnswered.)
+// stands, and the record missing at the bound is the platform's error
+// naming its last answer, as it would be had the held read answered 404.
+// (A platform that answered no read at all errors the case too:
+// TestConfirmationNeverAnswered.)
 func TestConfirmationBoundPassesDuringARead(t *testing.T) {
 	t.Parallel()
 	reads := 0
@@ -347,8 +359,22 @@ func TestConfirmationBoundPassesDuringARead(t *testing.T) {
 		held: time.Hour}
 	c := runHostile(t, h, smsConfirm(`{conversation: {in_progress: true}}`), func(o *Options) { o.TurnTimeout = 2 * time.Hour })
 	a := c.Last()
-	if c.Status != result.Failed || a.Error != nil || len(a.Failures) != 1 || a.Failures[0].Key != "confirm.conversation" ||
-		!strings.Contains(a.Failures[0].Message, "was not recorded within 30s") {
-		t.Fatalf("%s, want failed: not recorded within the bound%s", c.Status, describe(c))
+	if c.Status != result.Errored || a.Error == nil || a.Error.Kind != result.KindTimeout || len(a.Failures) != 0 ||
+		!strings.Contains(a.Error.Message, "not recorded within the confirmation's wait of 30s (3 reads; the last answered GET /v3/ws-abcd1234/p1/conversations/conv-1: 404: conversation not found)") {
+		t.Fatalf("%s, want errored: not recorded within the bound, naming the 404%s", c.Status, describe(c))
+	}
+}
+
+// TestNeverRecordedIsRetried: a record the platform never wrote is its
+// error, and a retry may find the next conversation recorded: the case
+// is retried with --retries, not given up after one attempt.
+func TestNeverRecordedIsRetried(t *testing.T) {
+	t.Parallel()
+	h := &hostileRuntime{smsStatus: http.StatusOK, smsBody: `{"conversation_id":"conv-1"}`,
+		list:      func(int) []string { return nil },
+		getAnswer: func(int) (int, string) { return http.StatusNotFound, `{"error_message":"conversation not found"}` }}
+	c := runHostile(t, h, smsConfirm(`{conversation: {in_progress: true}}`), func(o *Options) { o.Retries = 1 })
+	if c.Status != result.Errored || len(c.Attempts) != 2 {
+		t.Fatalf("%s after %d attempts, want errored after 2%s", c.Status, len(c.Attempts), describe(c))
 	}
 }

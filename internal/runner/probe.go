@@ -196,9 +196,11 @@ func (s *Session) awaitCall(pc *placedCall, pos diag.Pos, expect string, expectP
 			return false, true
 		}
 		if st == nil || !st.Final() {
-			s.fail(assert.Failure{Pos: pos, Key: "probe.status",
-				Message:  fmt.Sprintf("call %s to %s did not reach a final status within %s (last status %s)", pc.sid, pc.to, within, last),
-				Expected: expect, Actual: last})
+			// Still calling: the reference's "being placed". The call
+			// never completed, so no outcome of the agent is known.
+			s.errored(&result.Error{Pos: pos, Kind: result.KindTimeout, Message: prefixed(s.stepText, fmt.Sprintf(
+				"probe: call %s to %s was still %s after %s (the reference: a call being placed) and never reached a final status: the platform's, which says nothing of the agent (if the agent's calls last longer, raise within:)",
+				pc.sid, pc.to, last, within))})
 			return false, true
 		}
 		rec.Found = true
@@ -207,11 +209,21 @@ func (s *Session) awaitCall(pc *placedCall, pos diag.Pos, expect string, expectP
 	st := pc.status
 	pc.rec.Held = st.Status == expect
 	if st.Status != expect {
-		msg := fmt.Sprintf("call %s to %s ended with status %s, expected %s", pc.sid, pc.to, st.Status, expect)
+		// The final status is the call's connection, which the
+		// platform and the line make before any agent takes the call
+		// (the reference: failure is "failed to connect or not
+		// answered"): another one than expected is no verdict on the
+		// agent.
+		msg := fmt.Sprintf("probe: call %s to %s ended with status %s, expected %s", pc.sid, pc.to, st.Status, expect)
 		if st.FailureReason != "" {
 			msg += " (" + st.FailureReason + ")"
 		}
-		s.fail(assert.Failure{Pos: expectPos, Key: "probe.expect_status", Message: msg, Expected: expect, Actual: st.Status})
+		if st.Status == reply.CallFailure {
+			msg += ": the reference's failure is a call that failed to connect or was not answered, so it never reached the agent: the platform's or the line's, not the agent's"
+		} else {
+			msg += ": the call connected, where the scenario expected it not to: the number answered, which is the line's, not the agent's"
+		}
+		s.errored(&result.Error{Pos: expectPos, Kind: result.KindHTTP, Message: prefixed(s.stepText, msg)})
 		return false, true
 	}
 	if st.Status != reply.CallSuccess || pc.convID != "" {

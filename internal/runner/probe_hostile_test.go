@@ -53,6 +53,9 @@ type hostileRuntime struct {
 	// status and body.
 	audio      func(n int) (int, string)
 	audioReads int
+	// audioStream, when set, writes the answer to a read of a
+	// recording itself (a body too large to hold as a string).
+	audioStream func(w http.ResponseWriter)
 	// handoff, when set, answers the reads of the handoff state, given
 	// their query.
 	handoff func(q url.Values) (int, string)
@@ -125,6 +128,9 @@ func (h *hostileRuntime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		fmt.Fprintf(w, `{"conversations":[%s],"cursor":null}`, strings.Join(h.list(n), ","))
+	case r.Method == http.MethodGet && strings.HasPrefix(p, "/v3/ws-abcd1234/p1/conversations/") && strings.HasSuffix(p, "/audio") && h.audioStream != nil:
+		h.audioReads++
+		h.audioStream(w)
 	case r.Method == http.MethodGet && strings.HasPrefix(p, "/v3/ws-abcd1234/p1/conversations/") && strings.HasSuffix(p, "/audio") && h.audio != nil:
 		h.audioReads++
 		status, body := h.audio(h.audioReads)
@@ -364,8 +370,8 @@ scenarios:
 	}
 	cs := res.Files[0].Cases[0]
 	a := cs.Last()
-	if cs.Status != result.Failed || a.Failures[0].Key != "confirm.conversation" || !strings.Contains(a.Failures[0].Message, "not recorded within 30s") {
-		t.Fatalf("%s, want failed: not recorded within 30s%s", cs.Status, describe(cs))
+	if cs.Status != result.Errored || a.Error == nil || !strings.Contains(a.Error.Message, "not recorded within the confirmation's wait of 30s") {
+		t.Fatalf("%s, want errored: not recorded within 30s%s", cs.Status, describe(cs))
 	}
 	// 100 ms doubling to 2 s: reads at 0, 0.1, 0.3, 0.7, 1.5, 3.1, then
 	// every 2 s until 29.1; the pause after it passes 30 s.
@@ -743,21 +749,24 @@ func TestProbeSearchScores(t *testing.T) {
 }
 
 // TestCallStatusOutcomes: a call whose status never becomes final within
-// within: fails on probe.status (not on the status it was last in, as if
-// it had ended there); one the platform kept queued all along was never
-// placed, which says nothing of the agent: the case errors (it failed the
-// agent); a call whose final status names its conversation needs no
-// search, so a key that may not list conversations confirms it.
+// within: was still being placed (the reference's calling), and one the
+// platform kept queued all along was never placed: neither says anything
+// of the agent, so the case errors (both failed the agent, probe.status);
+// a call whose final status names its conversation needs no search, so a
+// key that may not list conversations confirms it.
 func TestCallStatusOutcomes(t *testing.T) {
 	t.Parallel()
 	rec := record("conv-1", "+447700900002", "VOICE-SIP", fakeclock.Start, false, false, `"call_sid":"OUT-1"`)
 	for _, tc := range []struct {
 		name, status string
 		want         result.Status
-		key          string // the failure's key, or the error's kind
+		key          string // the error's kind
+		msg          string // in the error
 	}{
-		{name: "never final", status: `{"call_sid":"OUT-1","status":"calling"}`, want: result.Failed, key: "probe.status"},
-		{name: "never placed", status: `{"call_sid":"OUT-1","status":"queued"}`, want: result.Errored, key: result.KindTimeout},
+		{name: "never final", status: `{"call_sid":"OUT-1","status":"calling"}`, want: result.Errored, key: result.KindTimeout,
+			msg: "probe: call OUT-1 to +447700900002 was still calling after 2m0s (the reference: a call being placed) and never reached a final status: the platform's, which says nothing of the agent (if the agent's calls last longer, raise within:)"},
+		{name: "never placed", status: `{"call_sid":"OUT-1","status":"queued"}`, want: result.Errored, key: result.KindTimeout,
+			msg: "probe: call OUT-1 to +447700900002 was still queued after 2m0s: the platform never placed it"},
 		{name: "named", status: `{"call_sid":"OUT-1","status":"success","conversation_id":"conv-1"}`, want: result.Passed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -770,10 +779,8 @@ func TestCallStatusOutcomes(t *testing.T) {
 			if attempts := map[bool]int{true: 1, false: 2}[tc.want == result.Passed]; len(c.Attempts) != attempts {
 				t.Errorf("%d attempts, want %d", len(c.Attempts), attempts)
 			}
-			failed := len(a.Failures) > 0 && a.Failures[0].Key == tc.key
-			errored := a.Error != nil && a.Error.Kind == tc.key && len(a.Failures) == 0 &&
-				strings.Contains(a.Error.Message, "probe: call OUT-1 to +447700900002 was still queued after 2m0s: the platform never placed it")
-			if c.Status != tc.want || tc.want == result.Failed && !failed || tc.want == result.Errored && !errored {
+			errored := a.Error != nil && a.Error.Kind == tc.key && len(a.Failures) == 0 && strings.Contains(a.Error.Message, tc.msg)
+			if c.Status != tc.want || tc.want == result.Errored && !errored {
 				t.Fatalf("%s, want %s %s%s", c.Status, tc.want, tc.key, describe(c))
 			}
 		})
@@ -814,4 +821,24 @@ scenarios:
 func callConfirm(number string) string {
 	return "suite: s\nagent: p1\nscenarios:\n  - name: call\n" +
 		`    probe: {outbound_call: {to: "` + number + `"}, within: 2m}` + "\n    confirm: {conversation: {channel: VOICE-SIP}}\n"
+}
+
+// TestCallConnectedWhereFailureExpected: a call expected not to connect
+// (expect_status: failure) that the platform reports success connected
+// a number that answered: the line's, not the agent's, and the case
+// errors saying so (it failed the agent, probe.expect_status).
+func TestCallConnectedWhereFailureExpected(t *testing.T) {
+	t.Parallel()
+	h := &hostileRuntime{list: func(int) []string { return nil }, get: func(string) *string { return nil },
+		status: func(int) string { return `{"call_sid":"OUT-1","status":"success"}` }}
+	c := runHostile(t, h, "suite: s\nagent: p1\nscenarios:\n  - name: call\n"+
+		`    probe: {outbound_call: {to: "+447700900001"}, expect_status: failure, within: 2m}`+"\n")
+	a := c.Last()
+	if c.Status != result.Errored || a.Error == nil || a.Error.Kind != result.KindHTTP || len(a.Failures) != 0 ||
+		!strings.Contains(a.Error.Message, "probe: call OUT-1 to +447700900001 ended with status success, expected failure: the call connected, where the scenario expected it not to: the number answered, which is the line's, not the agent's") {
+		t.Fatalf("%s, want errored: the call connected%s", c.Status, describe(c))
+	}
+	if rec := a.Confirmations[0]; rec.Held || !rec.Found {
+		t.Errorf("call line %+v, want found and not held (✗)", rec)
+	}
 }

@@ -1,7 +1,10 @@
 package runner
 
 import (
+	"bytes"
 	"net/http"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -128,5 +131,58 @@ func TestConfirmRecordingHostile(t *testing.T) {
 			audio: func(int) (int, string) { return http.StatusInternalServerError, `{"error_message":"storage down"}` }},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestConfirmRecordingKeepsNoBytes: a recording is confirmed by its
+// length and type alone, so a large one costs no memory: the bytes are
+// counted as they arrive, not kept. Before, the runner read the whole
+// recording (up to the 256 MiB limit for recordings) into a buffer and
+// copied it, to take its length. Its content type, server text that
+// reports print, is cut to one line with its controls escaped, as an
+// error body's message is; before, a header of any length went into
+// the confirmation line and the summary whole.
+// Not parallel: it measures the process's allocations.
+func TestConfirmRecordingKeepsNoBytes(t *testing.T) {
+	const size = 96 << 20
+	callRec := record("conv-1", "+447700900002", "VOICE-SIP", fakeclock.Start, false, false, `"call_sid":"OUT-1"`)
+	ctype := "audio/wav; note=\u202e" + strings.Repeat("a", 4000)
+	chunk := bytes.Repeat([]byte("RIFF....WAVE"), 64<<10/12)
+	h := &hostileRuntime{list: func(int) []string { return nil }, get: func(string) *string { return &callRec },
+		status: func(int) string { return `{"call_sid":"OUT-1","status":"success","conversation_id":"conv-1"}` },
+		audioStream: func(w http.ResponseWriter) {
+			w.Header().Set("Content-Type", ctype)
+			w.Header().Set("Content-Length", strconv.Itoa(size))
+			for left := size; left > 0; {
+				n, err := w.Write(chunk[:min(left, len(chunk))])
+				if err != nil {
+					return
+				}
+				left -= n
+			}
+		}}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	c := runHostile(t, h, "suite: s\nagent: p1\nscenarios:\n  - name: call\n"+
+		`    probe: {outbound_call: {to: "+447700900002"}, within: 2m}`+"\n    confirm: {recording: false}\n")
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > size/4 {
+		t.Errorf("confirming a recording of %d MiB allocated %d MiB", size>>20, got>>20)
+	}
+	a := c.Last()
+	if c.Status != result.Failed || len(a.Failures) != 1 || a.Failures[0].Key != "confirm.recording" {
+		t.Fatalf("%s, want failed on the recording%s", c.Status, describe(c))
+	}
+	var rec *result.Confirmation
+	for _, cf := range a.Confirmations {
+		if cf.Kind == result.ConfirmRecording {
+			rec = cf
+		}
+	}
+	for what, text := range map[string]string{"the line": rec.Summary, "the failure": a.Failures[0].Actual} {
+		if !strings.HasPrefix(text, strconv.Itoa(size)+` bytes of audio/wav; note=\u202eaaa`) || len(text) > 400 || strings.Contains(text, "\u202e") {
+			t.Errorf("%s says %q (%d bytes), want the size and the type cut to a line, its bidi override escaped", what, text[:min(len(text), 120)], len(text))
+		}
 	}
 }

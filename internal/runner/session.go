@@ -712,6 +712,14 @@ func (s *Session) fail(fs ...assert.Failure) {
 			return
 		}
 	}
+	// A check that failed only for want of what the platform did not
+	// report judged nothing of the agent: the platform's error, unless
+	// another check failed on what it did report.
+	if i := slices.IndexFunc(fs, func(f assert.Failure) bool { return !f.Unreported }); i < 0 && len(fs) > 0 {
+		f := fs[0]
+		s.errored(&result.Error{Pos: f.Pos, Kind: result.KindHTTP, Message: prefixed(s.stepText, f.Key+": "+f.Message)})
+		return
+	}
 	for i := range fs {
 		fs[i].Step = s.stepText
 	}
