@@ -8,7 +8,11 @@ const (
 	// KindTimeout: a turn, the scenario or the platform's chat session
 	// (CHAT_TIMEOUT) ran out of time.
 	KindTimeout = "timeout"
-	// KindHTTP: the platform answered with an error status.
+	// KindHTTP: the platform answered with an error status, or with an
+	// answer the case cannot be judged on: malformed (a required member
+	// missing or null), without a metadata member a check reads, or a
+	// probe's call that did not end as the scenario expects (its
+	// connection is the platform's and the line's, not the agent's).
 	KindHTTP = "http"
 	// KindConfig: the scenario cannot be run as written (no agent, an
 	// unresolved ${...}); retrying cannot help.
