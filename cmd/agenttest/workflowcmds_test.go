@@ -124,7 +124,8 @@ func TestWorkflowCommandsFromThePlatformAreNotObeyed(t *testing.T) {
 		"AGENTTEST_ACCOUNT_ID": "acc-1", "AGENTTEST_BUILD_KEY": "build-key-0123456789", "AGENTTEST_RUNTIME_KEY": "runtime-key-0123456789",
 		"GITHUB_ACTIONS": "true"}
 	report := filepath.Join(dir, "result.json")
-	check := func(t *testing.T, c *cli, code int) {
+	// own is how many of the run's own annotations the runner obeys.
+	check := func(t *testing.T, c *cli, code, own int) {
 		t.Helper()
 		if got := c.run(t); got != code {
 			t.Fatalf("exit %d, want %d\n%s", got, code, c.stdout.String()+c.stderr.String())
@@ -134,20 +135,18 @@ func TestWorkflowCommandsFromThePlatformAreNotObeyed(t *testing.T) {
 			t.Fatalf("the platform's text is not in the output: the test tests nothing\n%s", out)
 		}
 		obeyed := obeyedCommands(out)
-		var own []string
+		var ours []string
 		for i, cmd := range obeyed {
 			switch {
 			case strings.HasPrefix(cmd, "::error file=w.yaml,"):
-				own = append(own, cmd)
+				ours = append(ours, cmd)
 			case i == 0 && strings.HasPrefix(cmd, "::stop-commands::agenttest-"):
 			default:
 				t.Errorf("the runner obeys the platform's command %q", cmd)
 			}
 		}
-		// The run's own: the failed check (two broken expectations)
-		// and the errored case.
-		if len(own) != 3 {
-			t.Errorf("the runner obeys %d of the run's annotations, want 3:\n%s", len(own), strings.Join(obeyed, "\n"))
+		if len(ours) != own {
+			t.Errorf("the runner obeys %d of the run's annotations, want %d:\n%s", len(ours), own, strings.Join(obeyed, "\n"))
 		}
 		if len(obeyed) == 0 || !strings.HasPrefix(obeyed[0], "::stop-commands::agenttest-") {
 			t.Errorf("the output does not open with a stop of commands:\n%s", strings.Join(obeyed, "\n"))
@@ -156,10 +155,75 @@ func TestWorkflowCommandsFromThePlatformAreNotObeyed(t *testing.T) {
 			t.Errorf("the first line is %q, not the stop of commands", first)
 		}
 	}
+	// The run's own annotations: the failed check (two broken
+	// expectations) and the errored case.
 	t.Run("run", func(t *testing.T) {
-		check(t, newCLI(t, dir, env, "run", "-v", ".", "--json", report), exitFailed)
+		check(t, newCLI(t, dir, env, "run", "-v", ".", "--json", report), exitFailed, 3)
 	})
 	t.Run("merge", func(t *testing.T) {
-		check(t, newCLI(t, dir, env, "merge", "-v", report), exitFailed)
+		check(t, newCLI(t, dir, env, "merge", "-v", report), exitFailed, 3)
 	})
+	// --github=false (the shard jobs of examples/ci) turns off the
+	// annotations, not the guard: the job's log is still the runner's.
+	t.Run("run --github=false", func(t *testing.T) {
+		check(t, newCLI(t, dir, env, "run", "-v", ".", "--github=false", "--json", filepath.Join(dir, "shard.json")), exitFailed, 0)
+	})
+	t.Run("merge --github=false", func(t *testing.T) {
+		check(t, newCLI(t, dir, env, "merge", "-v", report, "--github=false"), exitFailed, 0)
+	})
+}
+
+// TestWorkflowCommandsInComparesAndGatesAreNotObeyed: compare and gate
+// print what the platform sent too (an error body, a reply's word diff),
+// and the promotion jobs of examples/ci run them in GitHub Actions; they
+// write no annotations, so the runner's commands stay stopped from their
+// first line to their last. Before, the runner obeyed the ##[error] of
+// an error body in compare's NOT-COMPARED line.
+func TestWorkflowCommandsInComparesAndGatesAreNotObeyed(t *testing.T) {
+	t.Parallel()
+	srv := workflowPlatform(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "w.yaml"), []byte(workflowSuite), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"PATH": "/usr/bin:/bin", "AGENTTEST_BUILD_URL": srv.URL, "AGENTTEST_RUNTIME_URL": srv.URL,
+		"AGENTTEST_ACCOUNT_ID": "acc-1", "AGENTTEST_BUILD_KEY": "build-key-0123456789", "AGENTTEST_RUNTIME_KEY": "runtime-key-0123456789",
+		"GITHUB_ACTIONS": "true"}
+	report := filepath.Join(dir, "result.json")
+	if code := newCLI(t, dir, env, "run", ".", "--github=false", "--json", report).run(t); code != exitFailed {
+		t.Fatalf("run: exit %d, want %d", code, exitFailed)
+	}
+	type testCase struct {
+		name string
+		args []string
+		code int
+	}
+	run := func(t *testing.T, tc testCase) {
+		c := newCLI(t, dir, env, tc.args...)
+		if got := c.run(t); got != tc.code {
+			t.Fatalf("exit %d, want %d\n%s", got, tc.code, c.stdout.String()+c.stderr.String())
+		}
+		out := c.stdout.String() + c.stderr.String()
+		if !strings.Contains(out, "forged by the body") {
+			t.Fatalf("the platform's text is not in the output: the test tests nothing\n%s", out)
+		}
+		// Stdout's stop, and for gate, whose refusal quotes the body,
+		// the stop around the message on stderr.
+		obeyed := obeyedCommands(out)
+		if len(obeyed) == 0 {
+			t.Errorf("the output does not stop the runner's commands:\n%s", out)
+		}
+		for _, cmd := range obeyed {
+			if !strings.HasPrefix(cmd, "::stop-commands::agenttest-") {
+				t.Errorf("the runner obeys the platform's command %q", cmd)
+			}
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "compare", args: []string{"compare", "-v", "--baseline", "sandbox", "--candidate", "live", "--allow-live", "."}, code: exitErrored},
+		{name: "compare with a report", args: []string{"compare", "--baseline", report, "--candidate", "sandbox", "."}, code: exitErrored},
+		{name: "gate", args: []string{"gate", report, "--agent", "down"}, code: exitFailed},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
 }
