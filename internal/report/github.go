@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf16"
 
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/escape"
@@ -222,9 +223,35 @@ func annotation(b *strings.Builder, level string, at diag.Pos, title, msg string
 			props = append(props, fmt.Sprintf("col=%d", at.Col))
 		}
 	}
-	props = append(props, "title="+escapeProperty(ciText("agenttest "+title)))
+	props = append(props, "title="+escapeProperty(fitAnnotation(ciText("agenttest "+title), annotationTitleMax, "…")))
 	b.WriteString(" " + strings.Join(props, ","))
-	b.WriteString("::" + escapeData(strings.TrimRight(msg, "\n")) + "\n")
+	b.WriteString("::" + escapeData(fitAnnotation(strings.TrimRight(msg, "\n"), annotationMessageMax, annotationCut)) + "\n")
+}
+
+// The runner cuts an annotation's message to 4096 characters (UTF-16
+// code units: actions/runner 2.305.0 onwards) without a word, and the
+// checks API takes a title of at most 255: a long reply's diff or an
+// examples row's name is cut here instead, saying so.
+const (
+	annotationMessageMax = 4096
+	annotationTitleMax   = 255
+	annotationCut        = "\n... cut to the 4096 characters of a GitHub annotation: the whole failure is in the log above and the report files"
+)
+
+// fitAnnotation cuts s to at most max UTF-16 code units, the last of
+// them being note, on a rune boundary; s is returned whole when it fits.
+func fitAnnotation(s string, max int, note string) string {
+	units := func(s string) int { return len(utf16.Encode([]rune(s))) }
+	if units(s) <= max {
+		return s
+	}
+	budget, n := max-units(note), 0
+	for i, r := range s {
+		if n += utf16.RuneLen(r); n > budget {
+			return s[:i] + note
+		}
+	}
+	return s
 }
 
 // ciText makes one line of text a suite or a platform chose (a name, a

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
@@ -246,6 +248,65 @@ func TestGitHubAnnotationsWithinLimits(t *testing.T) {
 				"these 31 are in the step summary, the log above and the report files:" + list(100, 20, 10, "failed:") + "%0A... and 11 more",
 			warnsMore: "::warning title=agenttest 3 more warnings not shown as annotations::GitHub Actions shows 10 warning annotations per step; " +
 				"these 3 are in the step summary, the log above and the report files:" + list(1090, 3, 10, "flaky (passed on attempt 2 of 2 after a failed check):")},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestGitHubAnnotationSizes: the runner cuts an annotation's message to
+// 4096 UTF-16 code units without a word, and a title may have 255. A
+// failure whose reply runs long is cut here to fit, on a rune boundary,
+// and says so; one that fits is whole. Before, a long reply's diff lost
+// its end (the diff itself, often) with nothing to say it was gone.
+func TestGitHubAnnotationSizes(t *testing.T) {
+	t.Parallel()
+	unescape := strings.NewReplacer("%0A", "\n", "%0D", "\r", "%3A", ":", "%2C", ",", "%25", "%")
+	units := func(s string) int { return len(utf16.Encode([]rune(s))) }
+	type testCase struct {
+		name, title, msg string
+		cut, titleCut    bool
+	}
+	run := func(t *testing.T, tc testCase) {
+		var b strings.Builder
+		annotation(&b, "error", pos("suites/a.yaml", 3, 5), tc.title, tc.msg)
+		line := strings.TrimSuffix(b.String(), "\n")
+		props, data, ok := strings.Cut(strings.TrimPrefix(line, "::error "), "::")
+		if !ok {
+			t.Fatalf("not a command: %q", line)
+		}
+		msg := unescape.Replace(data)
+		_, title, _ := strings.Cut(props, "title=")
+		title = unescape.Replace(title)
+		if !utf8.ValidString(msg) || !utf8.ValidString(title) {
+			t.Errorf("cut inside a rune: %q / %q", title, msg)
+		}
+		if n := units(msg); n > annotationMessageMax {
+			t.Errorf("message of %d UTF-16 units, more than %d", n, annotationMessageMax)
+		}
+		if n := units(title); n > annotationTitleMax {
+			t.Errorf("title of %d UTF-16 units, more than %d", n, annotationTitleMax)
+		}
+		if got := strings.HasSuffix(msg, "... cut to the 4096 characters of a GitHub annotation: the whole failure is in the log above and the report files"); got != tc.cut {
+			t.Errorf("message says it was cut: %v, want %v (%d units)", got, tc.cut, units(msg))
+		}
+		if !tc.cut && msg != tc.msg {
+			t.Errorf("message changed though it fits:\n got %q\nwant %q", msg, tc.msg)
+		}
+		if head, ok := strings.CutSuffix(msg, annotationCut); tc.cut && (!ok || !strings.HasPrefix(tc.msg, head)) {
+			t.Errorf("the cut message is not the message's beginning")
+		}
+		if got := strings.HasSuffix(title, "…"); got != tc.titleCut {
+			t.Errorf("title cut: %v, want %v: %q", got, tc.titleCut, title)
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "fits", title: "failed: books", msg: strings.Repeat("x", annotationMessageMax)},
+		{name: "one over", title: "failed: books", msg: strings.Repeat("x", annotationMessageMax+1), cut: true},
+		{name: "long reply", title: "failed: books", msg: "turn 1: reply does not match\n  actual: " + strings.Repeat("long reply, ", 2000), cut: true},
+		// An emoji is two UTF-16 units: 2100 of them are 4200.
+		{name: "emoji", title: "failed: books", msg: strings.Repeat("🍝", 2100), cut: true},
+		{name: "long name", title: "failed: " + strings.Repeat("row=é ", 60), msg: "m", titleCut: true},
+		{name: "name at the limit", title: strings.Repeat("n", annotationTitleMax-len("agenttest ")), msg: "m"},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
