@@ -78,6 +78,29 @@ func (o *outputs) githubOn(st *State) bool {
 	return inGitHubActions(st)
 }
 
+// workspacePath maps a suite's path to the one an annotation gives in
+// GitHub Actions: relative to $GITHUB_WORKSPACE, the repository's
+// checkout, which the runner reads a relative path against (a step's
+// working-directory: is not), or as it was when it is outside the
+// checkout or no workspace is set.
+func workspacePath(st *State) func(string) string {
+	ws := st.Getenv("GITHUB_WORKSPACE")
+	if ws == "" || !filepath.IsAbs(ws) {
+		return nil
+	}
+	return func(p string) string {
+		abs := p
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(st.Dir, p)
+		}
+		rel, err := filepath.Rel(ws, abs)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return p
+		}
+		return filepath.ToSlash(rel)
+	}
+}
+
 // inGitHubActions says whether the command runs in a GitHub Actions job,
 // whose runner reads workflow commands from what it prints.
 func inGitHubActions(st *State) bool { return st.Getenv("GITHUB_ACTIONS") == "true" }
@@ -517,7 +540,7 @@ func (o *outputs) write(st *State, res *result.Result) []error {
 		o.resume()
 		o.resume = nil
 	}
-	if err := report.WriteGitHubAnnotations(st.Stdout, res); err != nil {
+	if err := report.WriteGitHubAnnotationsWith(st.Stdout, res, report.GitHubOptions{File: workspacePath(st)}); err != nil {
 		errs = append(errs, err)
 	}
 	if name := strings.TrimSpace(st.Getenv("GITHUB_STEP_SUMMARY")); name != "" && st.AppendFile != nil {

@@ -227,3 +227,53 @@ func TestWorkflowCommandsInComparesAndGatesAreNotObeyed(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
 }
+
+// TestGitHubAnnotationFilesAreTheRepositorys: the runner reads an
+// annotation's relative file against the repository's checkout
+// ($GITHUB_WORKSPACE), not the step's working directory, so a run in a
+// subdirectory (working-directory: agents) names its suites from the
+// checkout; an absolute path inside it is made relative, and one outside
+// it, or a run with no workspace, keeps the run's own path. Before, the
+// annotations of a run in agents/ pointed at suites/... of the
+// repository's root, a file that is not there.
+func TestGitHubAnnotationFilesAreTheRepositorys(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	dir := filepath.Join(root, "agents")
+	const suite = "suite: s\nagent: restaurant\nscenarios:\n  - name: fails\n    turns:\n      - say: I'd like to book a table\n        expect: {response: nope}\n"
+	if err := os.MkdirAll(filepath.Join(dir, "suites"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "suites", "s.yaml"), []byte(suite), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	type testCase struct {
+		name, workspace, path, want string
+	}
+	run := func(t *testing.T, tc testCase) {
+		env := map[string]string{"GITHUB_ACTIONS": "true"}
+		if tc.workspace != "" {
+			env["GITHUB_WORKSPACE"] = tc.workspace
+		}
+		out := newCLI(t, dir, env, "run", tc.path).expect(t, exitFailed)
+		var files []string
+		for _, cmd := range obeyedCommands(out) {
+			if rest, ok := strings.CutPrefix(cmd, "::error file="); ok {
+				file, _, _ := strings.Cut(rest, ",")
+				files = append(files, file)
+			}
+		}
+		if len(files) != 1 || files[0] != tc.want {
+			t.Errorf("annotated files %q, want [%q]", files, tc.want)
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "run in a subdirectory", workspace: root, path: "suites", want: "agents/suites/s.yaml"},
+		{name: "absolute path", workspace: root, path: filepath.Join(dir, "suites"), want: "agents/suites/s.yaml"},
+		{name: "run at the root", workspace: dir, path: "suites", want: "suites/s.yaml"},
+		{name: "suites outside the checkout", workspace: filepath.Join(root, "elsewhere"), path: "suites", want: "suites/s.yaml"},
+		{name: "no workspace", path: "suites", want: "suites/s.yaml"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}

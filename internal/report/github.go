@@ -41,6 +41,21 @@ import (
 // how many more there are and where each broke, so that the run's page
 // never reads as the whole story when it is not.
 func WriteGitHubAnnotations(w io.Writer, r *result.Result) error {
+	return WriteGitHubAnnotationsWith(w, r, GitHubOptions{})
+}
+
+// GitHubOptions are what the annotations need of the job they are
+// written in.
+type GitHubOptions struct {
+	// File maps the path of a suite, as the run names it, to the
+	// annotation's file: the runner reads a relative path as the
+	// repository's, not the step's working directory's. Nil keeps it.
+	File func(path string) string
+}
+
+// WriteGitHubAnnotationsWith is WriteGitHubAnnotations with the job's
+// options.
+func WriteGitHubAnnotationsWith(w io.Writer, r *result.Result, o GitHubOptions) error {
 	var as annotations
 	st := r.RunStatus()
 	if st == result.RunInterrupted {
@@ -54,6 +69,13 @@ func WriteGitHubAnnotations(w io.Writer, r *result.Result) error {
 	// one annotation saying why.
 	if len(as) == 0 && (st == result.RunErrored || st == result.RunFailed) {
 		as.add("error", diag.Pos{}, "run "+string(st), githubWhy(r, Summarize(r)))
+	}
+	if o.File != nil {
+		for i := range as {
+			if as[i].at.File != "" {
+				as[i].at.File = o.File(as[i].at.File)
+			}
+		}
 	}
 	var b strings.Builder
 	as.write(&b)
