@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -401,6 +402,55 @@ func TestCIExamplesUseKnownKeys(t *testing.T) {
 				}
 				if !slices.Contains(stages, st) {
 					t.Errorf("%s: job %s: stage %s is not one of %v", base, name, st, stages)
+				}
+			}
+		}
+	}
+}
+
+// TestCIExamplesKeepReportsOnTimeout: GitLab uploads no artifact of a
+// job that hits its timeout, so each GitLab job that runs the suites
+// (run, compare) stops its script before the job's timeout
+// (RUNNER_SCRIPT_TIMEOUT below timeout:), leaving agenttest the SIGTERM
+// that writes the reports of what ran and the job the time to upload
+// them; and a merge of shard jobs runs whatever they did (when: always),
+// since a shard job that failed would otherwise skip it. Before, a
+// GitLab job that timed out kept no report, and a sharded pipeline none
+// at all.
+func TestCIExamplesKeepReportsOnTimeout(t *testing.T) {
+	t.Parallel()
+	for _, ex := range ciExamples(t) {
+		if _, ok := ex.doc["jobs"]; ok {
+			continue // GitHub Actions runs if: always() steps after a timeout
+		}
+		parallel := map[string]bool{}
+		for name, j := range ex.doc {
+			if job, ok := j.(map[string]any); ok && job["parallel"] != nil {
+				parallel[name] = true
+			}
+		}
+		for name, j := range ex.doc {
+			job, ok := j.(map[string]any)
+			if !ok || job["script"] == nil {
+				continue
+			}
+			script := strings.Join(yamlStrings(job["script"]), "\n")
+			if strings.Contains(script, "agenttest run ") || strings.Contains(script, "agenttest compare ") {
+				vars, _ := job["variables"].(map[string]any)
+				total, err1 := time.ParseDuration(fmt.Sprint(job["timeout"]))
+				limit, err2 := time.ParseDuration(fmt.Sprint(vars["RUNNER_SCRIPT_TIMEOUT"]))
+				switch {
+				case err1 != nil || err2 != nil:
+					t.Errorf("%s: job %s runs the suites without timeout: and RUNNER_SCRIPT_TIMEOUT below it (%v, %v)", ex.file, name, err1, err2)
+				case limit >= total:
+					t.Errorf("%s: job %s: RUNNER_SCRIPT_TIMEOUT %s leaves no time to upload within timeout %s", ex.file, name, limit, total)
+				}
+			}
+			if strings.Contains(script, "agenttest merge ") {
+				for _, need := range yamlStrings(job["needs"]) {
+					if parallel[need] && job["when"] != "always" {
+						t.Errorf("%s: job %s merges the shards of %s but is skipped when one failed (want when: always)", ex.file, name, need)
+					}
 				}
 			}
 		}
