@@ -5,6 +5,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -450,6 +451,42 @@ func TestCIExamplesKeepReportsOnTimeout(t *testing.T) {
 				for _, need := range yamlStrings(job["needs"]) {
 					if parallel[need] && job["when"] != "always" {
 						t.Errorf("%s: job %s merges the shards of %s but is skipped when one failed (want when: always)", ex.file, name, need)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestCIExamplesPassSignalsOn: when a job is cancelled or times out,
+// GitHub's runner signals the step's shell alone (SIGINT, then SIGTERM
+// 7.5 s later; actions/runner ProcessInvoker kill(pid, ...)), never its
+// children, and bash waits for its foreground command before it acts on
+// the first. Each GitHub step that runs the suites or merges them
+// therefore execs agenttest, which makes it the process signalled, or
+// runs it in the background and passes the first signal on with a trap:
+// either way agenttest stops, writes the reports of what ran and exits
+// 130. Before, agenttest was never signalled: the job ended with no
+// report, and the agenttest it left behind kept calling the platform.
+func TestCIExamplesPassSignalsOn(t *testing.T) {
+	t.Parallel()
+	long := regexp.MustCompile(`(?m)(?:^|[;&|]\s*)\s*(exec\s+)?agenttest\s+(run|compare|merge)\s`)
+	for _, ex := range ciExamples(t) {
+		jobs, ok := ex.doc["jobs"].(map[string]any)
+		if !ok {
+			continue
+		}
+		for name, j := range jobs {
+			job, _ := j.(map[string]any)
+			steps, _ := job["steps"].([]any)
+			for i, s := range steps {
+				step, _ := s.(map[string]any)
+				run, _ := step["run"].(string)
+				for _, m := range long.FindAllStringSubmatch(run, -1) {
+					forwarded := strings.Contains(run, "trap ") && strings.Contains(run, `wait "$pid"`)
+					if m[1] == "" && !forwarded {
+						t.Errorf("%s: job %s, step %d: agenttest %s is not signalled when the job is cancelled (exec it, or pass the signal on with a trap):\n%s",
+							ex.file, name, i+1, m[2], run)
 					}
 				}
 			}
