@@ -213,7 +213,9 @@ scenarios:
 // never raw, as everything else a server chose is. JSON encoding escapes
 // only the C0 controls. The front server passes everything to the
 // simulator and keeps the signing secret of the registration it relays,
-// so the test can sign a delivery of its own.
+// so the test can sign a delivery of its own. In GitHub Actions, whose
+// runner obeys `##[error]` anywhere in a line, the command stops the
+// runner's workflow commands while it prints.
 func TestWebhooksListenEscapesEventData(t *testing.T) {
 	t.Parallel()
 	s := simtest.Start(t, sim.Options{Seed: 4, Webhooks: sim.WebhookOptions{AllowInsecure: true, MaxAttempts: 1}})
@@ -244,6 +246,7 @@ func TestWebhooksListenEscapesEventData(t *testing.T) {
 	t.Cleanup(front.Close)
 	env := simEnv(s)
 	env["AGENTTEST_BUILD_URL"] = front.URL
+	env["GITHUB_ACTIONS"] = "true"
 	c := newCLI(t, "testdata/pass", env, "webhooks", "listen", "--listen", "127.0.0.1:0")
 	// An event line is dated by the command's clock, in UTC.
 	c.st.Now = func() time.Time { return time.Date(2026, 3, 1, 13, 0, 0, 0, time.FixedZone("CET", 3600)) }
@@ -277,8 +280,22 @@ func TestWebhooksListenEscapesEventData(t *testing.T) {
 	if out := c.stdout.String(); strings.ContainsAny(out, "\u202e\u202c\u009b\u007f\u2066\u2069\x1b") {
 		t.Errorf("the event's text reached the terminal raw:\n%q", out)
 	}
+	body = `{"id":"evt_cmd","type":"handoff.created","data":{"conversation_id":"c-cmd","handoff_reason":"##[error]forged by the caller"}}`
+	req, _ = http.NewRequest(http.MethodPost, "http://"+addr+"/", strings.NewReader(body))
+	req.Header.Set("X-Vendor-Signature", webhook.Sign(secret, []byte(body)))
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	waitFor(t, c.stdout, regexp.MustCompile(`forged by the caller`))
 
 	stopListener(t, c, done)
+	for _, cmd := range obeyedCommands(c.stdout.String() + c.stderr.String()) {
+		if !strings.HasPrefix(cmd, "::stop-commands::agenttest-") {
+			t.Errorf("the runner obeys the platform's command %q", cmd)
+		}
+	}
 }
 
 // startListener runs c, a webhooks listen command, in the background,

@@ -2,7 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,8 +17,8 @@ import (
 // workflowPlatform is a debug-chat server whose every text is a workflow
 // command of GitHub Actions: the reply (one command a line, indented as
 // the console indents them, and in the older ##[ syntax), the node, the
-// trace, a state key and the conversation id. Agent "down" answers 500
-// with commands in its body.
+// trace, a state key, the conversation id and the active deployment's
+// id. Agent "down" answers 500 with commands in its body.
 func workflowPlatform(t *testing.T) *httptest.Server {
 	const reply = "Table booked.\n::stop-commands::pwned\n  ::error file=app.go,line=1::forged by the agent\n" +
 		"::add-mask::booked\nsee ##[warning]old syntax\n::pwned::"
@@ -24,6 +26,11 @@ func workflowPlatform(t *testing.T) *httptest.Server {
 		parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 		if len(parts) < 4 || parts[1] != "agents" {
 			http.NotFound(w, r)
+			return
+		}
+		if len(parts) >= 5 && parts[3] == "deployments" && parts[2] != "down" {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `{"id": "dep-1 ##[error]forged by the deployment", "version": "1"}`)
 			return
 		}
 		if parts[2] == "down" {
@@ -204,7 +211,7 @@ func TestWorkflowCommandsInComparesAndGatesAreNotObeyed(t *testing.T) {
 			t.Fatalf("exit %d, want %d\n%s", got, tc.code, c.stdout.String()+c.stderr.String())
 		}
 		out := c.stdout.String() + c.stderr.String()
-		if !strings.Contains(out, "forged by the body") {
+		if !strings.Contains(out, "forged by the body") && !strings.Contains(out, "forged by the deployment") {
 			t.Fatalf("the platform's text is not in the output: the test tests nothing\n%s", out)
 		}
 		// Stdout's stop, and for gate, whose refusal quotes the body,
@@ -223,6 +230,7 @@ func TestWorkflowCommandsInComparesAndGatesAreNotObeyed(t *testing.T) {
 		{name: "compare", args: []string{"compare", "-v", "--baseline", "sandbox", "--candidate", "live", "--allow-live", "."}, code: exitErrored},
 		{name: "compare with a report", args: []string{"compare", "--baseline", report, "--candidate", "sandbox", "."}, code: exitErrored},
 		{name: "gate", args: []string{"gate", report, "--agent", "down"}, code: exitFailed},
+		{name: "gate's deployments", args: []string{"gate", report, "--agent", "a"}, code: exitFailed},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
@@ -273,6 +281,56 @@ func TestGitHubAnnotationFilesAreTheRepositorys(t *testing.T) {
 		{name: "run at the root", workspace: dir, path: "suites", want: "suites/s.yaml"},
 		{name: "suites outside the checkout", workspace: filepath.Join(root, "elsewhere"), path: "suites", want: "suites/s.yaml"},
 		{name: "no workspace", path: "suites", want: "suites/s.yaml"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestGuardMessage: in GitHub Actions, a command's closing error message
+// that could hold a workflow command (`::`, or `##[` anywhere) is printed
+// between a stop of the runner's commands and their resumption, on
+// stderr with it, and the error comes back printed; any other message,
+// or one outside GitHub Actions, is left for exitCode to print.
+func TestGuardMessage(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		name    string
+		actions bool
+		err     error
+		guarded bool
+	}
+	run := func(t *testing.T, tc testCase) {
+		var stderr strings.Builder
+		st := &State{Env: map[string]string{}, Stderr: &stderr}
+		if tc.actions {
+			st.Env["GITHUB_ACTIONS"] = "true"
+		}
+		err := guardMessage(st, tc.err)
+		var printed strings.Builder
+		code := exitCode(err, &printed)
+		if want := exitCode(tc.err, io.Discard); code != want {
+			t.Errorf("exit %d, want %d", code, want)
+		}
+		out := stderr.String() + printed.String()
+		if !strings.Contains(out, "forged") && tc.err != nil {
+			t.Fatalf("the message is lost:\n%s", out)
+		}
+		lines := strings.Split(strings.TrimSuffix(stderr.String(), "\n"), "\n")
+		switch {
+		case tc.guarded && (len(lines) < 3 || !strings.HasPrefix(lines[0], "::stop-commands::agenttest-") ||
+			lines[len(lines)-1] != "::"+strings.TrimPrefix(lines[0], "::stop-commands::")+"::" || printed.Len() != 0):
+			t.Errorf("not printed between a stop and its resumption:\nstderr: %q\nafter: %q", stderr.String(), printed.String())
+		case !tc.guarded && stderr.Len() != 0:
+			t.Errorf("guarded, though it need not be: %q", stderr.String())
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "old syntax", actions: true, err: usageErrorf("gate: read failed: 500: ##[error]forged"), guarded: true},
+		{name: "new syntax", actions: true, err: usageErrorf("gate: read failed: 500: oops\n::error::forged"), guarded: true},
+		{name: "plain", actions: true, err: usageErrorf("gate: suites/a.yaml:3:5: forged, not a command")},
+		{name: "outside GitHub Actions", err: usageErrorf("gate: ##[error]forged")},
+		{name: "internal", actions: true, err: errors.New("##[error]forged"), guarded: true},
+		{name: "no error", actions: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}

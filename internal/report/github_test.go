@@ -265,6 +265,9 @@ func TestGitHubAnnotationSizes(t *testing.T) {
 	type testCase struct {
 		name, title, msg string
 		cut, titleCut    bool
+		// full: the cut message fills the limit (its text is one unit a
+		// character)
+		full bool
 	}
 	run := func(t *testing.T, tc testCase) {
 		var b strings.Builder
@@ -289,6 +292,9 @@ func TestGitHubAnnotationSizes(t *testing.T) {
 		if got := strings.HasSuffix(msg, "... cut to the 4096 characters of a GitHub annotation: the whole failure is in the log above and the report files"); got != tc.cut {
 			t.Errorf("message says it was cut: %v, want %v (%d units)", got, tc.cut, units(msg))
 		}
+		if n := units(msg); tc.full && n != annotationMessageMax {
+			t.Errorf("cut to %d UTF-16 units, not the %d the runner keeps", n, annotationMessageMax)
+		}
 		if !tc.cut && msg != tc.msg {
 			t.Errorf("message changed though it fits:\n got %q\nwant %q", msg, tc.msg)
 		}
@@ -301,8 +307,8 @@ func TestGitHubAnnotationSizes(t *testing.T) {
 	}
 	for _, tc := range []testCase{
 		{name: "fits", title: "failed: books", msg: strings.Repeat("x", annotationMessageMax)},
-		{name: "one over", title: "failed: books", msg: strings.Repeat("x", annotationMessageMax+1), cut: true},
-		{name: "long reply", title: "failed: books", msg: "turn 1: reply does not match\n  actual: " + strings.Repeat("long reply, ", 2000), cut: true},
+		{name: "one over", title: "failed: books", msg: strings.Repeat("x", annotationMessageMax+1), cut: true, full: true},
+		{name: "long reply", title: "failed: books", msg: "turn 1: reply does not match\n  actual: " + strings.Repeat("long reply, ", 2000), cut: true, full: true},
 		// An emoji is two UTF-16 units: 2100 of them are 4200.
 		{name: "emoji", title: "failed: books", msg: strings.Repeat("🍝", 2100), cut: true},
 		{name: "long name", title: "failed: " + strings.Repeat("row=é ", 60), msg: "m", titleCut: true},
