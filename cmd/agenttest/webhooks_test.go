@@ -254,40 +254,30 @@ func TestWebhooksListenEscapesEventData(t *testing.T) {
 	addr := waitFor(t, c.stdout, regexp.MustCompile(`listening on (127\.0\.0\.1:\d+); registered`))[1]
 	secret := <-secrets
 
-	body := `{"id":"evt_text","type":"handoff.created","data":{"conversation_id":"c-text","handoff_reason":"caller said: \u202eevil\u202c \u009b2J \u007f \u2066x\u2069"}}`
-	req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/", strings.NewReader(body))
-	req.Header.Set("X-Vendor-Signature", webhook.Sign(secret, []byte(body)))
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	// deliver posts a delivery signed with the registration's secret.
+	deliver := func(body string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/", strings.NewReader(body))
+		req.Header.Set("X-Vendor-Signature", webhook.Sign(secret, []byte(body)))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNoContent {
+			t.Fatalf("the signed delivery answered %d, want 204", resp.StatusCode)
+		}
 	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusNoContent {
-		t.Fatalf("the signed delivery answered %d, want 204", resp.StatusCode)
-	}
+	deliver(`{"id":"evt_text","type":"handoff.created","data":{"conversation_id":"c-text","handoff_reason":"caller said: \u202eevil\u202c \u009b2J \u007f \u2066x\u2069"}}`)
 	waitFor(t, c.stdout, regexp.MustCompile(`(?m)^2026-03-01T12:00:00Z handoff\.created conversation=c-text \{"conversation_id":"c-text","handoff_reason":"caller said: \\u202eevil\\u202c \\u009b2J \\x7f \\u2066x\\u2069"\}$`))
 	// So are its type, conversation id and environment, quoted whole
 	// when not plain: a space in one would forge a field.
-	body = `{"id":"evt_fields","type":"handoff.created\u001b[2J","data":{"conversation_id":"c1 env=sandbox","environment":"live\u202e"}}`
-	req, _ = http.NewRequest(http.MethodPost, "http://"+addr+"/", strings.NewReader(body))
-	req.Header.Set("X-Vendor-Signature", webhook.Sign(secret, []byte(body)))
-	resp, err = http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	deliver(`{"id":"evt_fields","type":"handoff.created\u001b[2J","data":{"conversation_id":"c1 env=sandbox","environment":"live\u202e"}}`)
 	waitFor(t, c.stdout, regexp.MustCompile(`(?m)^\S+Z `+regexp.QuoteMeta(`"handoff.created\x1b[2J" conversation="c1 env=sandbox" env="live\u202e" {`)))
 	if out := c.stdout.String(); strings.ContainsAny(out, "\u202e\u202c\u009b\u007f\u2066\u2069\x1b") {
 		t.Errorf("the event's text reached the terminal raw:\n%q", out)
 	}
-	body = `{"id":"evt_cmd","type":"handoff.created","data":{"conversation_id":"c-cmd","handoff_reason":"##[error]forged by the caller"}}`
-	req, _ = http.NewRequest(http.MethodPost, "http://"+addr+"/", strings.NewReader(body))
-	req.Header.Set("X-Vendor-Signature", webhook.Sign(secret, []byte(body)))
-	resp, err = http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	deliver(`{"id":"evt_cmd","type":"handoff.created","data":{"conversation_id":"c-cmd","handoff_reason":"##[error]forged by the caller"}}`)
 	waitFor(t, c.stdout, regexp.MustCompile(`forged by the caller`))
 
 	stopListener(t, c, done)

@@ -52,6 +52,21 @@ func workflowPlatform(t *testing.T) *httptest.Server {
 	return srv
 }
 
+// workflowJob is a GitHub Actions job's directory, holding workflowSuite,
+// and environment, whose target is workflowPlatform.
+func workflowJob(t *testing.T) (dir string, env map[string]string) {
+	t.Helper()
+	srv := workflowPlatform(t)
+	dir = t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "w.yaml"), []byte(workflowSuite), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env = map[string]string{"PATH": "/usr/bin:/bin", "AGENTTEST_BUILD_URL": srv.URL, "AGENTTEST_RUNTIME_URL": srv.URL,
+		"AGENTTEST_ACCOUNT_ID": "acc-1", "AGENTTEST_BUILD_KEY": "build-key-0123456789", "AGENTTEST_RUNTIME_KEY": "runtime-key-0123456789",
+		"GITHUB_ACTIONS": "true"}
+	return dir, env
+}
+
 const workflowSuite = `suite: workflow commands
 scenarios:
   - name: books a table
@@ -122,14 +137,7 @@ func obeyedCommands(out string) []string {
 // reply's commands, which switched off the run's annotations.
 func TestWorkflowCommandsFromThePlatformAreNotObeyed(t *testing.T) {
 	t.Parallel()
-	srv := workflowPlatform(t)
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "w.yaml"), []byte(workflowSuite), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	env := map[string]string{"PATH": "/usr/bin:/bin", "AGENTTEST_BUILD_URL": srv.URL, "AGENTTEST_RUNTIME_URL": srv.URL,
-		"AGENTTEST_ACCOUNT_ID": "acc-1", "AGENTTEST_BUILD_KEY": "build-key-0123456789", "AGENTTEST_RUNTIME_KEY": "runtime-key-0123456789",
-		"GITHUB_ACTIONS": "true"}
+	dir, env := workflowJob(t)
 	report := filepath.Join(dir, "result.json")
 	// own is how many of the run's own annotations the runner obeys.
 	check := func(t *testing.T, c *cli, code, own int) {
@@ -188,14 +196,7 @@ func TestWorkflowCommandsFromThePlatformAreNotObeyed(t *testing.T) {
 // an error body in compare's NOT-COMPARED line.
 func TestWorkflowCommandsInComparesAndGatesAreNotObeyed(t *testing.T) {
 	t.Parallel()
-	srv := workflowPlatform(t)
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "w.yaml"), []byte(workflowSuite), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	env := map[string]string{"PATH": "/usr/bin:/bin", "AGENTTEST_BUILD_URL": srv.URL, "AGENTTEST_RUNTIME_URL": srv.URL,
-		"AGENTTEST_ACCOUNT_ID": "acc-1", "AGENTTEST_BUILD_KEY": "build-key-0123456789", "AGENTTEST_RUNTIME_KEY": "runtime-key-0123456789",
-		"GITHUB_ACTIONS": "true"}
+	dir, env := workflowJob(t)
 	report := filepath.Join(dir, "result.json")
 	if code := newCLI(t, dir, env, "run", ".", "--github=false", "--json", report).run(t); code != exitFailed {
 		t.Fatalf("run: exit %d, want %d", code, exitFailed)
