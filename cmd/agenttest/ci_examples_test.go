@@ -20,7 +20,7 @@ import (
 
 // agenttestLine finds an agenttest command in a CI step: at the start of
 // a line or after a shell separator.
-var agenttestLine = regexp.MustCompile(`(?m)(?:^|&&\s*)\s*(agenttest\s[^\n#]*)`)
+var agenttestLine = regexp.MustCompile(`(?m)(?:^|&&\s*)\s*(?:exec\s+)?(agenttest\s[^\n#]*)`)
 
 // ciExample is a CI example of examples/ci, decoded.
 type ciExample struct {
@@ -85,9 +85,9 @@ func ciCommands(text string) [][]string {
 	var out [][]string
 	for _, m := range agenttestLine.FindAllStringSubmatch(text, -1) {
 		args := shellFields(m[1])[1:]
-		// A shell fallback, a redirection or the next command
-		// (`; echo ...`) ends the command.
-		if i := slices.IndexFunc(args, func(a string) bool { return a == "||" || a == ">" || a == ";" }); i >= 0 {
+		// A shell fallback, a redirection, the next command
+		// (`; echo ...`) or a background job's `&` ends the command.
+		if i := slices.IndexFunc(args, func(a string) bool { return a == "||" || a == ">" || a == ";" || a == "&" }); i >= 0 {
 			args = args[:i]
 		}
 		if i := slices.IndexFunc(args, func(a string) bool { return strings.HasSuffix(a, ";") }); i >= 0 {
@@ -207,6 +207,9 @@ func nightlyCommand(t *testing.T) []string {
 				continue
 			}
 			for i, a := range args {
+				if a == "&" {
+					return args[:i]
+				}
 				if before, ok := strings.CutSuffix(a, ";"); ok {
 					return append(args[:i:i], before)
 				}

@@ -5,10 +5,12 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -401,6 +403,91 @@ func TestCIExamplesUseKnownKeys(t *testing.T) {
 				}
 				if !slices.Contains(stages, st) {
 					t.Errorf("%s: job %s: stage %s is not one of %v", base, name, st, stages)
+				}
+			}
+		}
+	}
+}
+
+// TestCIExamplesKeepReportsOnTimeout: GitLab uploads no artifact of a
+// job that hits its timeout, so each GitLab job that runs the suites
+// (run, compare) stops its script before the job's timeout
+// (RUNNER_SCRIPT_TIMEOUT below timeout:), leaving agenttest the SIGTERM
+// that writes the reports of what ran and the job the time to upload
+// them; and a merge of shard jobs runs whatever they did (when: always),
+// since a shard job that failed would otherwise skip it. Before, a
+// GitLab job that timed out kept no report, and a sharded pipeline none
+// at all.
+func TestCIExamplesKeepReportsOnTimeout(t *testing.T) {
+	t.Parallel()
+	for _, ex := range ciExamples(t) {
+		if _, ok := ex.doc["jobs"]; ok {
+			continue // GitHub Actions runs if: always() steps after a timeout
+		}
+		parallel := map[string]bool{}
+		for name, j := range ex.doc {
+			if job, ok := j.(map[string]any); ok && job["parallel"] != nil {
+				parallel[name] = true
+			}
+		}
+		for name, j := range ex.doc {
+			job, ok := j.(map[string]any)
+			if !ok || job["script"] == nil {
+				continue
+			}
+			script := strings.Join(yamlStrings(job["script"]), "\n")
+			if strings.Contains(script, "agenttest run ") || strings.Contains(script, "agenttest compare ") {
+				vars, _ := job["variables"].(map[string]any)
+				total, err1 := time.ParseDuration(fmt.Sprint(job["timeout"]))
+				limit, err2 := time.ParseDuration(fmt.Sprint(vars["RUNNER_SCRIPT_TIMEOUT"]))
+				switch {
+				case err1 != nil || err2 != nil:
+					t.Errorf("%s: job %s runs the suites without timeout: and RUNNER_SCRIPT_TIMEOUT below it (%v, %v)", ex.file, name, err1, err2)
+				case limit >= total:
+					t.Errorf("%s: job %s: RUNNER_SCRIPT_TIMEOUT %s leaves no time to upload within timeout %s", ex.file, name, limit, total)
+				}
+			}
+			if strings.Contains(script, "agenttest merge ") {
+				for _, need := range yamlStrings(job["needs"]) {
+					if parallel[need] && job["when"] != "always" {
+						t.Errorf("%s: job %s merges the shards of %s but is skipped when one failed (want when: always)", ex.file, name, need)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestCIExamplesPassSignalsOn: when a job is cancelled or times out,
+// GitHub's runner signals the step's shell alone (SIGINT, then SIGTERM
+// 7.5 s later; actions/runner ProcessInvoker kill(pid, ...)), never its
+// children, and bash waits for its foreground command before it acts on
+// the first. Each GitHub step that runs the suites or merges them
+// therefore execs agenttest, which makes it the process signalled, or
+// runs it in the background and passes the first signal on with a trap:
+// either way agenttest stops, writes the reports of what ran and exits
+// 130. Before, agenttest was never signalled: the job ended with no
+// report, and the agenttest it left behind kept calling the platform.
+func TestCIExamplesPassSignalsOn(t *testing.T) {
+	t.Parallel()
+	long := regexp.MustCompile(`(?m)(?:^|[;&|]\s*)\s*(exec\s+)?agenttest\s+(run|compare|merge)\s`)
+	for _, ex := range ciExamples(t) {
+		jobs, ok := ex.doc["jobs"].(map[string]any)
+		if !ok {
+			continue
+		}
+		for name, j := range jobs {
+			job, _ := j.(map[string]any)
+			steps, _ := job["steps"].([]any)
+			for i, s := range steps {
+				step, _ := s.(map[string]any)
+				run, _ := step["run"].(string)
+				for _, m := range long.FindAllStringSubmatch(run, -1) {
+					forwarded := strings.Contains(run, "trap ") && strings.Contains(run, `wait "$pid"`)
+					if m[1] == "" && !forwarded {
+						t.Errorf("%s: job %s, step %d: agenttest %s is not signalled when the job is cancelled (exec it, or pass the signal on with a trap):\n%s",
+							ex.file, name, i+1, m[2], run)
+					}
 				}
 			}
 		}

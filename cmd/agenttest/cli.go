@@ -73,7 +73,8 @@ var commands = []string{"run", "lint", "list", "sim", "steps", "webhooks", "hist
 // run is the whole program: it dispatches a subcommand and returns an error
 // carrying the exit code. Interrupts on st.Signals cancel ctx once; a
 // second one exits at once through st.Exit.
-func run(ctx context.Context, st *State) error {
+func run(ctx context.Context, st *State) (err error) {
+	defer func() { err = guardMessage(st, err) }()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	what := "stopping"

@@ -269,6 +269,7 @@ func cmdCompare(ctx context.Context, st *State, args []string) error {
 	if err := o.Validate(); err != nil {
 		return o.flags.attribute(err)
 	}
+	defer guardInGitHubActions(st)()
 	sides := []*side{{sideSpec: parseSide("baseline", o.baseline)}, {sideSpec: parseSide("candidate", o.candidate)}}
 	inputs := []input{{"--config", o.config}, {"--rerun-failed", o.rerunFailed}}
 	for _, s := range sides {

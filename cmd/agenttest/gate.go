@@ -131,6 +131,7 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 	if len(problems) > 0 {
 		return f.attribute(usageProblems("gate", problems...))
 	}
+	defer guardInGitHubActions(st)()
 	ev, err := readEvidence(st, o.report)
 	if err != nil {
 		return err

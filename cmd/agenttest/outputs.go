@@ -75,8 +75,35 @@ func (o *outputs) githubOn(st *State) bool {
 	if o.githubSet {
 		return o.github
 	}
-	return st.Getenv("GITHUB_ACTIONS") == "true"
+	return inGitHubActions(st)
 }
+
+// workspacePath maps a suite's path to the one an annotation gives in
+// GitHub Actions: relative to $GITHUB_WORKSPACE, the repository's
+// checkout, which the runner reads a relative path against (a step's
+// working-directory: is not), or as it was when it is outside the
+// checkout or no workspace is set.
+func workspacePath(st *State) func(string) string {
+	ws := st.Getenv("GITHUB_WORKSPACE")
+	if ws == "" || !filepath.IsAbs(ws) {
+		return nil
+	}
+	return func(p string) string {
+		abs := p
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(st.Dir, p)
+		}
+		rel, err := filepath.Rel(ws, abs)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return p
+		}
+		return filepath.ToSlash(rel)
+	}
+}
+
+// inGitHubActions says whether the command runs in a GitHub Actions job,
+// whose runner reads workflow commands from what it prints.
+func inGitHubActions(st *State) bool { return st.Getenv("GITHUB_ACTIONS") == "true" }
 
 // readCoverageFrom reads --coverage-from into the universe: the nodes
 // each report's traces name and the nodes its coverage section lists.
@@ -420,8 +447,11 @@ func (o *outputs) readDocsOf(st *State, res *result.Result, cmd string) error {
 }
 
 // guardCommands pauses the Actions runner's workflow commands for what
-// the command prints from now on, when GitHub's outputs are on, and
-// returns what resumes them (a no-op once write has). The runner obeys a
+// the command prints from now on, when GitHub's outputs are on or the
+// command runs in GitHub Actions (--github=false turns off the
+// annotations and the summary, as the shard jobs of a sharded run do,
+// not the runner's reading of the log), and returns what resumes them (a
+// no-op once write has). The runner obeys a
 // line of a step's output that starts, after blanks, with `::` (and, in
 // the older syntax, one holding `##[` anywhere): a reply, a node name or
 // an error body in a failure's diff or a -v transcript could otherwise
@@ -430,20 +460,58 @@ func (o *outputs) readDocsOf(st *State, res *result.Result, cmd string) error {
 // runner's own remedy is used: `::stop-commands::TOKEN` before, `::TOKEN::`
 // after, with a token nobody could know when the text was written.
 func (o *outputs) guardCommands(st *State) (resume func()) {
-	if !o.githubOn(st) {
+	if !o.githubOn(st) && !inGitHubActions(st) {
 		return func() {}
 	}
-	token := "agenttest-" + rand.Text()
-	fmt.Fprintf(st.Stdout, "::stop-commands::%s\n", token)
-	o.resume = func() {
-		fmt.Fprintf(st.Stdout, "::%s::\n", token)
-		o.resume = nil
-	}
+	o.resume = stopCommands(st)
 	return func() {
 		if o.resume != nil {
 			o.resume()
+			o.resume = nil
 		}
 	}
+}
+
+// stopCommands writes the stop of the runner's workflow commands and
+// returns what resumes them.
+func stopCommands(st *State) (resume func()) {
+	token := "agenttest-" + rand.Text()
+	fmt.Fprintf(st.Stdout, "::stop-commands::%s\n", token)
+	return func() { fmt.Fprintf(st.Stdout, "::%s::\n", token) }
+}
+
+// guardMessage prints the message of the error a command ends with, in
+// GitHub Actions, between a stop of the runner's workflow commands and
+// its resumption, all on stderr where the message goes (one stream keeps
+// their order), when the message could hold a command: it quotes what
+// the platform sent (an error body, a malformed header), which the
+// runner would obey in the older `##[` syntax anywhere in a line, and
+// it comes after the command's own guard has resumed. It returns the
+// error with its message printed (reported), or err as it was.
+func guardMessage(st *State, err error) error {
+	if err == nil || !inGitHubActions(st) {
+		return err
+	}
+	var msg bytes.Buffer
+	code := exitCode(err, &msg)
+	if !strings.Contains(msg.String(), "::") && !strings.Contains(msg.String(), "##[") {
+		return err
+	}
+	token := "agenttest-" + rand.Text()
+	fmt.Fprintf(st.Stderr, "::stop-commands::%s\n%s::%s::\n", token, msg.Bytes(), token)
+	return reported(code)
+}
+
+// guardInGitHubActions pauses the runner's workflow commands for the
+// commands that print the platform's text but write no annotations
+// (compare's replies and error bodies, gate's reads of the deployments,
+// the events webhooks listen receives), when they run in GitHub Actions;
+// it returns what resumes them. See guardCommands.
+func guardInGitHubActions(st *State) (resume func()) {
+	if !inGitHubActions(st) {
+		return func() {}
+	}
+	return stopCommands(st)
 }
 
 // write writes the Cucumber file and GitHub's outputs of a concluded run.
@@ -470,8 +538,9 @@ func (o *outputs) write(st *State, res *result.Result) []error {
 	// The annotations are the run's own commands: the runner obeys them.
 	if o.resume != nil {
 		o.resume()
+		o.resume = nil
 	}
-	if err := report.WriteGitHubAnnotations(st.Stdout, res); err != nil {
+	if err := report.WriteGitHubAnnotationsWith(st.Stdout, res, report.GitHubOptions{File: workspacePath(st)}); err != nil {
 		errs = append(errs, err)
 	}
 	if name := strings.TrimSpace(st.Getenv("GITHUB_STEP_SUMMARY")); name != "" && st.AppendFile != nil {

@@ -170,6 +170,7 @@ func webhooksListen(ctx context.Context, st *State, args []string) error {
 		public = "http://" + ln.Addr().String() + "/"
 	}
 
+	defer guardInGitHubActions(st)()
 	out := &lineWriter{w: red.Writer(st.Stdout)}
 	rcv := webhook.NewReceiver(webhook.Options{
 		Brand:    o.brand,

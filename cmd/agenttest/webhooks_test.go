@@ -213,7 +213,9 @@ scenarios:
 // never raw, as everything else a server chose is. JSON encoding escapes
 // only the C0 controls. The front server passes everything to the
 // simulator and keeps the signing secret of the registration it relays,
-// so the test can sign a delivery of its own.
+// so the test can sign a delivery of its own. In GitHub Actions, whose
+// runner obeys `##[error]` anywhere in a line, the command stops the
+// runner's workflow commands while it prints.
 func TestWebhooksListenEscapesEventData(t *testing.T) {
 	t.Parallel()
 	s := simtest.Start(t, sim.Options{Seed: 4, Webhooks: sim.WebhookOptions{AllowInsecure: true, MaxAttempts: 1}})
@@ -244,6 +246,7 @@ func TestWebhooksListenEscapesEventData(t *testing.T) {
 	t.Cleanup(front.Close)
 	env := simEnv(s)
 	env["AGENTTEST_BUILD_URL"] = front.URL
+	env["GITHUB_ACTIONS"] = "true"
 	c := newCLI(t, "testdata/pass", env, "webhooks", "listen", "--listen", "127.0.0.1:0")
 	// An event line is dated by the command's clock, in UTC.
 	c.st.Now = func() time.Time { return time.Date(2026, 3, 1, 13, 0, 0, 0, time.FixedZone("CET", 3600)) }
@@ -251,34 +254,38 @@ func TestWebhooksListenEscapesEventData(t *testing.T) {
 	addr := waitFor(t, c.stdout, regexp.MustCompile(`listening on (127\.0\.0\.1:\d+); registered`))[1]
 	secret := <-secrets
 
-	body := `{"id":"evt_text","type":"handoff.created","data":{"conversation_id":"c-text","handoff_reason":"caller said: \u202eevil\u202c \u009b2J \u007f \u2066x\u2069"}}`
-	req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/", strings.NewReader(body))
-	req.Header.Set("X-Vendor-Signature", webhook.Sign(secret, []byte(body)))
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	// deliver posts a delivery signed with the registration's secret.
+	deliver := func(body string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/", strings.NewReader(body))
+		req.Header.Set("X-Vendor-Signature", webhook.Sign(secret, []byte(body)))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNoContent {
+			t.Fatalf("the signed delivery answered %d, want 204", resp.StatusCode)
+		}
 	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusNoContent {
-		t.Fatalf("the signed delivery answered %d, want 204", resp.StatusCode)
-	}
+	deliver(`{"id":"evt_text","type":"handoff.created","data":{"conversation_id":"c-text","handoff_reason":"caller said: \u202eevil\u202c \u009b2J \u007f \u2066x\u2069"}}`)
 	waitFor(t, c.stdout, regexp.MustCompile(`(?m)^2026-03-01T12:00:00Z handoff\.created conversation=c-text \{"conversation_id":"c-text","handoff_reason":"caller said: \\u202eevil\\u202c \\u009b2J \\x7f \\u2066x\\u2069"\}$`))
 	// So are its type, conversation id and environment, quoted whole
 	// when not plain: a space in one would forge a field.
-	body = `{"id":"evt_fields","type":"handoff.created\u001b[2J","data":{"conversation_id":"c1 env=sandbox","environment":"live\u202e"}}`
-	req, _ = http.NewRequest(http.MethodPost, "http://"+addr+"/", strings.NewReader(body))
-	req.Header.Set("X-Vendor-Signature", webhook.Sign(secret, []byte(body)))
-	resp, err = http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	deliver(`{"id":"evt_fields","type":"handoff.created\u001b[2J","data":{"conversation_id":"c1 env=sandbox","environment":"live\u202e"}}`)
 	waitFor(t, c.stdout, regexp.MustCompile(`(?m)^\S+Z `+regexp.QuoteMeta(`"handoff.created\x1b[2J" conversation="c1 env=sandbox" env="live\u202e" {`)))
 	if out := c.stdout.String(); strings.ContainsAny(out, "\u202e\u202c\u009b\u007f\u2066\u2069\x1b") {
 		t.Errorf("the event's text reached the terminal raw:\n%q", out)
 	}
+	deliver(`{"id":"evt_cmd","type":"handoff.created","data":{"conversation_id":"c-cmd","handoff_reason":"##[error]forged by the caller"}}`)
+	waitFor(t, c.stdout, regexp.MustCompile(`forged by the caller`))
 
 	stopListener(t, c, done)
+	for _, cmd := range obeyedCommands(c.stdout.String() + c.stderr.String()) {
+		if !strings.HasPrefix(cmd, "::stop-commands::agenttest-") {
+			t.Errorf("the runner obeys the platform's command %q", cmd)
+		}
+	}
 }
 
 // startListener runs c, a webhooks listen command, in the background,

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf16"
 
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/escape"
@@ -33,22 +34,115 @@ import (
 // An interrupted run opens with one `::error` of its own, whatever its
 // cases say: its exit code (130) fails the job, and the annotations of
 // the cases that finished would otherwise read as the whole story.
+//
+// GitHub shows at most annotationsPerLevel annotations of each level per
+// step and drops the rest without a word. When a run has more, the first
+// annotationsPerLevel-1 of the level are written and the last one says
+// how many more there are and where each broke, so that the run's page
+// never reads as the whole story when it is not.
 func WriteGitHubAnnotations(w io.Writer, r *result.Result) error {
-	var b strings.Builder
+	return WriteGitHubAnnotationsWith(w, r, GitHubOptions{})
+}
+
+// GitHubOptions are what the annotations need of the job they are
+// written in.
+type GitHubOptions struct {
+	// File maps the path of a suite, as the run names it, to the
+	// annotation's file: the runner reads a relative path as the
+	// repository's, not the step's working directory's. Nil keeps it.
+	File func(path string) string
+}
+
+// WriteGitHubAnnotationsWith is WriteGitHubAnnotations with the job's
+// options.
+func WriteGitHubAnnotationsWith(w io.Writer, r *result.Result, o GitHubOptions) error {
+	var as annotations
 	st := r.RunStatus()
 	if st == result.RunInterrupted {
-		annotation(&b, "error", diag.Pos{}, "run interrupted", githubWhy(r, Summarize(r)))
+		as.add("error", diag.Pos{}, "run interrupted", githubWhy(r, Summarize(r)))
 	}
 	for f, c := range r.Cases() {
-		annotateCase(&b, f, c)
+		annotateCase(&as, f, c)
 	}
 	// A run can error with no case to point at (a platform that could not
 	// be used, a deployment that changed under it): the job still gets
 	// one annotation saying why.
-	if b.Len() == 0 && (st == result.RunErrored || st == result.RunFailed) {
-		annotation(&b, "error", diag.Pos{}, "run "+string(st), githubWhy(r, Summarize(r)))
+	if len(as) == 0 && (st == result.RunErrored || st == result.RunFailed) {
+		as.add("error", diag.Pos{}, "run "+string(st), githubWhy(r, Summarize(r)))
 	}
+	if o.File != nil {
+		for i := range as {
+			if as[i].at.File != "" {
+				as[i].at.File = o.File(as[i].at.File)
+			}
+		}
+	}
+	var b strings.Builder
+	as.write(&b)
 	return writeString(w, b.String(), "github annotations")
+}
+
+// annotationsPerLevel is how many annotations of one level (error,
+// warning) GitHub Actions shows per step: those after are dropped
+// (actions/toolkit docs/problem-matchers.md, "Limitations").
+const annotationsPerLevel = 10
+
+// omittedListed bounds the places listed in the annotation that stands
+// for those GitHub would drop: the summary and the reports hold them all.
+const omittedListed = 20
+
+// annotations are a run's workflow commands, in the order they are
+// written.
+type annotations []ghAnnotation
+
+type ghAnnotation struct {
+	level      string
+	at         diag.Pos
+	title, msg string
+}
+
+func (as *annotations) add(level string, at diag.Pos, title, msg string) {
+	*as = append(*as, ghAnnotation{level, at, title, msg})
+}
+
+// write writes the annotations, each level within annotationsPerLevel:
+// when a level has more, its last one lists the places of the others.
+func (as annotations) write(b *strings.Builder) {
+	count := map[string]int{}
+	for _, a := range as {
+		count[a.level]++
+	}
+	written := map[string]int{}
+	omitted := map[string][]ghAnnotation{}
+	for _, a := range as {
+		if count[a.level] > annotationsPerLevel && written[a.level] == annotationsPerLevel-1 {
+			omitted[a.level] = append(omitted[a.level], a)
+			continue
+		}
+		written[a.level]++
+		annotation(b, a.level, a.at, a.title, a.msg)
+	}
+	for _, level := range []string{"error", "warning"} {
+		rest := omitted[level]
+		if len(rest) == 0 {
+			continue
+		}
+		var msg strings.Builder
+		fmt.Fprintf(&msg, "GitHub Actions shows %d %s annotations per step; these %d are in the step summary, the log above and the report files:",
+			annotationsPerLevel, level, len(rest))
+		for i, a := range rest {
+			if i == omittedListed {
+				fmt.Fprintf(&msg, "\n... and %d more", len(rest)-omittedListed)
+				break
+			}
+			msg.WriteString("\n")
+			if a.at.File != "" {
+				msg.WriteString(ciText(a.at.String()) + ": ")
+			}
+			msg.WriteString(ciText(a.title))
+		}
+		annotation(b, level, diag.Pos{}, fmt.Sprintf("%d more %s not shown as annotations", len(rest), plural(len(rest), level, level+"s")), msg.String())
+	}
 }
 
 // githubWhy is what a run's status means (statusWhy), and for an
@@ -64,7 +158,7 @@ func githubWhy(r *result.Result, s Summary) string {
 	return why
 }
 
-func annotateCase(b *strings.Builder, f *result.File, c *result.Case) {
+func annotateCase(b *annotations, f *result.File, c *result.Case) {
 	level := "error"
 	title := c.Status.String() + ": " + c.Name
 	switch {
@@ -86,7 +180,7 @@ func annotateCase(b *strings.Builder, f *result.File, c *result.Case) {
 		at.File = f.Path
 	}
 	if a == nil {
-		annotation(b, level, at, title, c.Status.String()+" before any attempt started")
+		b.add(level, at, title, c.Status.String()+" before any attempt started")
 		return
 	}
 	if c.Repeat != nil {
@@ -98,7 +192,7 @@ func annotateCase(b *strings.Builder, f *result.File, c *result.Case) {
 		var d strings.Builder
 		detail{b: &d, st: st}.writeRuns(c, "")
 		runs, _, _ := strings.Cut(d.String(), "\n")
-		annotation(b, level, at, title, st.flat(repeatLine(c.Repeat))+"\n"+runs)
+		b.add(level, at, title, st.flat(repeatLine(c.Repeat))+"\n"+runs)
 		if level == "warning" || c.Inconclusive() {
 			return
 		}
@@ -114,20 +208,20 @@ func annotateCase(b *strings.Builder, f *result.File, c *result.Case) {
 		var d strings.Builder
 		detail{b: &d, st: st}.writeFailure(a, fl, "")
 		if c.Status == result.Flaky && i == 0 {
-			annotation(b, level, orPos(fl.Pos, at), title, d.String())
+			b.add(level, orPos(fl.Pos, at), title, d.String())
 			return
 		}
 		msg := d.String()
 		if i == len(a.Failures)-1 && a.Error == nil {
 			msg = strings.TrimSuffix(msg, "\n") + notRun
 		}
-		annotation(b, level, orPos(fl.Pos, at), title, msg)
+		b.add(level, orPos(fl.Pos, at), title, msg)
 	}
 	if e := a.Error; e != nil {
-		annotation(b, level, orPos(e.Pos, at), title, st.errorLine(a, e)+notRun)
+		b.add(level, orPos(e.Pos, at), title, st.errorLine(a, e)+notRun)
 	}
 	if len(a.Failures) == 0 && a.Error == nil {
-		annotation(b, level, at, title, a.Status.String()+" without a recorded cause")
+		b.add(level, at, title, a.Status.String()+" without a recorded cause")
 	}
 }
 
@@ -151,9 +245,35 @@ func annotation(b *strings.Builder, level string, at diag.Pos, title, msg string
 			props = append(props, fmt.Sprintf("col=%d", at.Col))
 		}
 	}
-	props = append(props, "title="+escapeProperty(ciText("agenttest "+title)))
+	props = append(props, "title="+escapeProperty(fitAnnotation(ciText("agenttest "+title), annotationTitleMax, "…")))
 	b.WriteString(" " + strings.Join(props, ","))
-	b.WriteString("::" + escapeData(strings.TrimRight(msg, "\n")) + "\n")
+	b.WriteString("::" + escapeData(fitAnnotation(strings.TrimRight(msg, "\n"), annotationMessageMax, annotationCut)) + "\n")
+}
+
+// The runner cuts an annotation's message to 4096 characters (UTF-16
+// code units: actions/runner 2.305.0 onwards) without a word, and the
+// checks API takes a title of at most 255: a long reply's diff or an
+// examples row's name is cut here instead, saying so.
+const (
+	annotationMessageMax = 4096
+	annotationTitleMax   = 255
+	annotationCut        = "\n... cut to the 4096 characters of a GitHub annotation: the whole failure is in the log above and the report files"
+)
+
+// fitAnnotation cuts s to at most max UTF-16 code units, the last of
+// them being note, on a rune boundary; s is returned whole when it fits.
+func fitAnnotation(s string, max int, note string) string {
+	units := func(s string) int { return len(utf16.Encode([]rune(s))) }
+	if units(s) <= max {
+		return s
+	}
+	budget, n := max-units(note), 0
+	for i, r := range s {
+		if n += utf16.RuneLen(r); n > budget {
+			return s[:i] + note
+		}
+	}
+	return s
 }
 
 // ciText makes one line of text a suite or a platform chose (a name, a

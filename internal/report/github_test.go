@@ -1,10 +1,13 @@
 package report
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
@@ -162,5 +165,155 @@ func TestGitHubSummaryDeployments(t *testing.T) {
 	}
 	if want := "- `luigi` in `sandbox`: deployment `dep-7`\n"; !strings.Contains(b.String(), want) {
 		t.Errorf("summary lacks %q:\n%s", want, b.String())
+	}
+}
+
+// TestGitHubAnnotationsWithinLimits: GitHub shows 10 error and 10
+// warning annotations per step and drops the others silently. A run with
+// more writes 9 of the level and a 10th that counts the others and
+// lists where each broke; a run at the limit writes them all. Before,
+// every failure of a large suite was written, and the run's page showed
+// the first 10 as though they were all.
+func TestGitHubAnnotationsWithinLimits(t *testing.T) {
+	t.Parallel()
+	cases := func(n int, st result.Status, line0 int) []*result.Case {
+		var cs []*result.Case
+		for i := range n {
+			line := line0 + 10*i
+			a := &result.Attempt{Number: 1, Status: result.Failed,
+				Failures: []assert.Failure{{Pos: pos("suites/a.yaml", line+2, 9), Key: "reply", Message: "reply does not match"}}}
+			as := []*result.Attempt{a}
+			if st == result.Flaky {
+				as = append(as, &result.Attempt{Number: 2, Status: result.Passed})
+			}
+			cs = append(cs, &result.Case{Name: fmt.Sprintf("case %d", line), Pos: pos("suites/a.yaml", line, 5), Status: st, Attempts: as})
+		}
+		return cs
+	}
+	type testCase struct {
+		name                  string
+		failed, flaky         int
+		interrupted           bool
+		errors, warnings      int
+		errorsMore, warnsMore string // the 10th annotation of the level, "" when none stands for others
+	}
+	run := func(t *testing.T, tc testCase) {
+		cs := append(cases(tc.failed, result.Failed, 10), cases(tc.flaky, result.Flaky, 1000)...)
+		r := &result.Result{Started: t0, Interrupted: tc.interrupted, Target: result.Target{Name: "sim"},
+			Files: []*result.File{{Path: "suites/a.yaml", Suite: "a", Cases: cs}}}
+		var b strings.Builder
+		if err := WriteGitHubAnnotations(&b, r); err != nil {
+			t.Fatal(err)
+		}
+		count := map[string]int{}
+		last := map[string]string{}
+		for line := range strings.SplitSeq(strings.TrimSuffix(b.String(), "\n"), "\n") {
+			level, _, _ := strings.Cut(strings.TrimPrefix(line, "::"), " ")
+			count[level]++
+			last[level] = line
+		}
+		if count["error"] != tc.errors || count["warning"] != tc.warnings {
+			t.Errorf("%d errors and %d warnings, want %d and %d:\n%s", count["error"], count["warning"], tc.errors, tc.warnings, b.String())
+		}
+		for level, want := range map[string]string{"error": tc.errorsMore, "warning": tc.warnsMore} {
+			if want == "" {
+				if strings.Contains(last[level], "not shown as annotations") {
+					t.Errorf("the last %s stands for others, though none were left out: %s", level, last[level])
+				}
+				continue
+			}
+			if last[level] != want {
+				t.Errorf("the last %s:\n got %q\nwant %q", level, last[level], want)
+			}
+		}
+	}
+	list := func(from, n, step int, what string) string {
+		var s strings.Builder
+		for i := range n {
+			line := from + step*i
+			fmt.Fprintf(&s, "%%0Asuites/a.yaml:%d:9: %s case %d", line+2, what, line)
+		}
+		return s.String()
+	}
+	for _, tc := range []testCase{
+		{name: "at the limit", failed: 10, flaky: 10, errors: 10, warnings: 10},
+		{name: "one over", failed: 11, errors: 10,
+			errorsMore: "::error title=agenttest 2 more errors not shown as annotations::GitHub Actions shows 10 error annotations per step; " +
+				"these 2 are in the step summary, the log above and the report files:" + list(100, 2, 10, "failed:")},
+		{name: "an interrupted run's own counts", failed: 10, interrupted: true, errors: 10,
+			errorsMore: "::error title=agenttest 2 more errors not shown as annotations::GitHub Actions shows 10 error annotations per step; " +
+				"these 2 are in the step summary, the log above and the report files:" + list(90, 2, 10, "failed:")},
+		{name: "many of both", failed: 40, flaky: 12, errors: 10, warnings: 10,
+			errorsMore: "::error title=agenttest 31 more errors not shown as annotations::GitHub Actions shows 10 error annotations per step; " +
+				"these 31 are in the step summary, the log above and the report files:" + list(100, 20, 10, "failed:") + "%0A... and 11 more",
+			warnsMore: "::warning title=agenttest 3 more warnings not shown as annotations::GitHub Actions shows 10 warning annotations per step; " +
+				"these 3 are in the step summary, the log above and the report files:" + list(1090, 3, 10, "flaky (passed on attempt 2 of 2 after a failed check):")},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestGitHubAnnotationSizes: the runner cuts an annotation's message to
+// 4096 UTF-16 code units without a word, and a title may have 255. A
+// failure whose reply runs long is cut here to fit, on a rune boundary,
+// and says so; one that fits is whole. Before, a long reply's diff lost
+// its end (the diff itself, often) with nothing to say it was gone.
+func TestGitHubAnnotationSizes(t *testing.T) {
+	t.Parallel()
+	unescape := strings.NewReplacer("%0A", "\n", "%0D", "\r", "%3A", ":", "%2C", ",", "%25", "%")
+	units := func(s string) int { return len(utf16.Encode([]rune(s))) }
+	type testCase struct {
+		name, title, msg string
+		cut, titleCut    bool
+		// full: the cut message fills the limit (its text is one unit a
+		// character)
+		full bool
+	}
+	run := func(t *testing.T, tc testCase) {
+		var b strings.Builder
+		annotation(&b, "error", pos("suites/a.yaml", 3, 5), tc.title, tc.msg)
+		line := strings.TrimSuffix(b.String(), "\n")
+		props, data, ok := strings.Cut(strings.TrimPrefix(line, "::error "), "::")
+		if !ok {
+			t.Fatalf("not a command: %q", line)
+		}
+		msg := unescape.Replace(data)
+		_, title, _ := strings.Cut(props, "title=")
+		title = unescape.Replace(title)
+		if !utf8.ValidString(msg) || !utf8.ValidString(title) {
+			t.Errorf("cut inside a rune: %q / %q", title, msg)
+		}
+		if n := units(msg); n > annotationMessageMax {
+			t.Errorf("message of %d UTF-16 units, more than %d", n, annotationMessageMax)
+		}
+		if n := units(title); n > annotationTitleMax {
+			t.Errorf("title of %d UTF-16 units, more than %d", n, annotationTitleMax)
+		}
+		if got := strings.HasSuffix(msg, "... cut to the 4096 characters of a GitHub annotation: the whole failure is in the log above and the report files"); got != tc.cut {
+			t.Errorf("message says it was cut: %v, want %v (%d units)", got, tc.cut, units(msg))
+		}
+		if n := units(msg); tc.full && n != annotationMessageMax {
+			t.Errorf("cut to %d UTF-16 units, not the %d the runner keeps", n, annotationMessageMax)
+		}
+		if !tc.cut && msg != tc.msg {
+			t.Errorf("message changed though it fits:\n got %q\nwant %q", msg, tc.msg)
+		}
+		if head, ok := strings.CutSuffix(msg, annotationCut); tc.cut && (!ok || !strings.HasPrefix(tc.msg, head)) {
+			t.Errorf("the cut message is not the message's beginning")
+		}
+		if got := strings.HasSuffix(title, "…"); got != tc.titleCut {
+			t.Errorf("title cut: %v, want %v: %q", got, tc.titleCut, title)
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "fits", title: "failed: books", msg: strings.Repeat("x", annotationMessageMax)},
+		{name: "one over", title: "failed: books", msg: strings.Repeat("x", annotationMessageMax+1), cut: true, full: true},
+		{name: "long reply", title: "failed: books", msg: "turn 1: reply does not match\n  actual: " + strings.Repeat("long reply, ", 2000), cut: true, full: true},
+		// An emoji is two UTF-16 units: 2100 of them are 4200.
+		{name: "emoji", title: "failed: books", msg: strings.Repeat("🍝", 2100), cut: true},
+		{name: "long name", title: "failed: " + strings.Repeat("row=é ", 60), msg: "m", titleCut: true},
+		{name: "name at the limit", title: strings.Repeat("n", annotationTitleMax-len("agenttest ")), msg: "m"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
 }
