@@ -3,9 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"io/fs"
 	"strings"
@@ -598,7 +598,7 @@ func (o *compareOptions) runSides(ctx context.Context, st *State, all []*side) e
 		if s.kind == compare.KindEnvironment {
 			s.tgt.Env = s.env
 		}
-		ids = conversationIDs(nonce, stored)
+		ids = conversationIDs("cmp-", nonce, stored)
 	}
 	// What the scenarios need that a side's target does not give, for
 	// every side before either starts: a side refused after the other
@@ -730,13 +730,14 @@ func (o *compareOptions) sideOptions(st *State, cfg *config.File, tgt *config.Ta
 
 // conversationIDs names a case's conversations on the embedded
 // simulator, whose random draws are seeded by the conversation's name:
-// from the comparison's nonce, the scenario, the run of a repeated
-// scenario and the attempt (alike on both sides, unique across
-// comparisons and across the runs of one side, which share the
-// simulator), or, when the other side is a stored report, the name the
+// prefix and a hash of the nonce, the scenario, the run of a repeated
+// scenario and the attempt (alike on both sides of a comparison, unique
+// across comparisons and across the runs of one side, which share the
+// simulator; alike from one `agenttest run` to the next, whose simulator
+// is its own), or, when the other side is a stored report, the name the
 // report's conversation had, so that a simulator started with the seed of
 // that run draws what it drew.
-func conversationIDs(nonce string, stored *result.Result) func(c *result.Case, a *result.Attempt) string {
+func conversationIDs(prefix, nonce string, stored *result.Result) func(c *result.Case, a *result.Attempt) string {
 	type key struct {
 		file, name string
 		run        int
@@ -758,12 +759,16 @@ func conversationIDs(nonce string, stored *result.Result) func(c *result.Case, a
 		if ns := names[key{argPath(c.Pos.File), c.Name, a.Run}]; a.Number <= len(ns) && ns[a.Number-1] != "" {
 			return ns[a.Number-1]
 		}
-		h := fnv.New64a()
+		// SHA-256, not FNV: the names of one scenario's runs differ only
+		// in their last bytes, and the simulator seeds each
+		// conversation's draws from its name, so names that share bits
+		// would make runs that share outcomes.
+		h := sha256.New()
 		fmt.Fprintf(h, "%s\x00%s\x00%s\x00%d", nonce, c.Pos.File, c.Name, a.Number)
 		if a.Run > 0 {
 			fmt.Fprintf(h, "\x00run %d", a.Run)
 		}
-		return fmt.Sprintf("cmp-%016x", h.Sum64())
+		return fmt.Sprintf("%s%x", prefix, h.Sum(nil)[:8])
 	}
 }
 

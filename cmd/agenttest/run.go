@@ -519,6 +519,14 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		Stats:        o.statsOptions.stats(),
 		VerdictsOnly: o.verdictsOnly(st),
 	}
+	if tgt.Embedded {
+		// The simulator draws a conversation's replies from the seed and
+		// the conversation's name; named by scenario, run and attempt, a
+		// scenario meets the same replies under the same seed whatever
+		// --parallel, the order its runs reach the simulator in, or the
+		// scenarios selected beside it, so a statistical verdict replays.
+		ropts.ConversationIDs = conversationIDs("conv-", "", nil)
+	}
 	confirmRunOptions(&ropts, &o.confirmOptions, tgt, client, rcv)
 	res, err := runner.Run(ctx, plan, ropts)
 	if err != nil {
