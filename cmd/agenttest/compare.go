@@ -71,7 +71,9 @@ The target of an ENV side is chosen as for run (--target, default_target,
 AGENTTEST_* variables; with none, the embedded simulator). On the embedded
 simulator each side gets a simulator of its own with the same seed, and
 conversations are named alike on both sides, so that random draws (a
-booking code) match; --sim-agents PATH serves your own agent definitions
+booking code) match, and alike from one comparison to the next: under
+one --seed a comparison replays, each side drawing what 'agenttest run
+--env' draws there. --sim-agents PATH serves your own agent definitions
 there (each environment the version its definition gives it), to compare
 versions of an agent before it is built. Comparing with live runs the
 scenarios in live: like run, that needs --allow-live (or allow_live: true
@@ -591,7 +593,6 @@ func (o *compareOptions) runSides(ctx context.Context, st *State, all []*side) e
 	// Each side on its own simulator when embedded: the same seed, the
 	// same conversation names, the same draws; against a stored report,
 	// the names its conversations had.
-	nonce := fmt.Sprintf("%x", now(st).UnixNano())
 	var ids func(c *result.Case, a *result.Attempt) string
 	for _, s := range sides {
 		s.st = st
@@ -624,7 +625,7 @@ func (o *compareOptions) runSides(ctx context.Context, st *State, all []*side) e
 		if s.kind == compare.KindEnvironment {
 			s.tgt.Env = s.env
 		}
-		ids = conversationIDs("cmp-", nonce, stored)
+		ids = conversationIDs(stored)
 	}
 	// What the scenarios need that a side's target does not give, for
 	// every side before either starts: a side refused after the other
@@ -756,14 +757,15 @@ func (o *compareOptions) sideOptions(st *State, cfg *config.File, tgt *config.Ta
 
 // conversationIDs names a case's conversations on the embedded
 // simulator, whose random draws are seeded by the conversation's name:
-// prefix and a hash of the nonce, the scenario, the run of a repeated
-// scenario and the attempt (alike on both sides of a comparison, unique
-// across comparisons and across the runs of one side, which share the
-// simulator; alike from one `agenttest run` to the next, whose simulator
-// is its own), or, when the other side is a stored report, the name the
-// report's conversation had, so that a simulator started with the seed of
-// that run draws what it drew.
-func conversationIDs(prefix, nonce string, stored *result.Result) func(c *result.Case, a *result.Attempt) string {
+// `conv-` and a hash of the scenario, the run of a repeated scenario and
+// the attempt (unique within a run and within a side of a comparison,
+// each on a simulator of its own; alike on both sides, and alike from
+// one run or comparison to the next, so that one --seed replays them and
+// `agenttest run --env E` draws what a comparison's side in E draws), or,
+// when the other side is a stored report, the name the report's
+// conversation had, so that a simulator started with the seed of that
+// run draws what it drew.
+func conversationIDs(stored *result.Result) func(c *result.Case, a *result.Attempt) string {
 	type key struct {
 		file, name string
 		run        int
@@ -790,11 +792,11 @@ func conversationIDs(prefix, nonce string, stored *result.Result) func(c *result
 		// conversation's draws from its name, so names that share bits
 		// would make runs that share outcomes.
 		h := sha256.New()
-		fmt.Fprintf(h, "%s\x00%s\x00%s\x00%d", nonce, c.Pos.File, c.Name, a.Number)
+		fmt.Fprintf(h, "\x00%s\x00%s\x00%d", c.Pos.File, c.Name, a.Number)
 		if a.Run > 0 {
 			fmt.Fprintf(h, "\x00run %d", a.Run)
 		}
-		return fmt.Sprintf("%s%x", prefix, h.Sum(nil)[:8])
+		return fmt.Sprintf("conv-%x", h.Sum(nil)[:8])
 	}
 }
 

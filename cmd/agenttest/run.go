@@ -533,7 +533,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		// scenario meets the same replies under the same seed whatever
 		// --parallel, the order its runs reach the simulator in, or the
 		// scenarios selected beside it, so a statistical verdict replays.
-		ropts.ConversationIDs = conversationIDs("conv-", "", nil)
+		ropts.ConversationIDs = conversationIDs(nil)
 	}
 	confirmRunOptions(&ropts, &o.confirmOptions, tgt, client, rcv)
 	res, err := runner.Run(ctx, plan, ropts)
