@@ -158,6 +158,9 @@ func TestCompareWithSimAgents(t *testing.T) {
 		{"with --target", map[string]string{"agents/bakery.yaml": bakery, "agenttest.yaml": "targets:\n  t: {build_url: https://b.example, runtime_url: https://r.example}\n"},
 			[]string{"--sim-agents", "agents", "--target", "t"},
 			[]string{"--sim-agents and --target exclude each other"}},
+		{"an agent not defined", map[string]string{"agents/bakery.yaml": bakery, "suites/s.yaml": "agent: restaurant\nscenarios:\n  - name: a\n    turns: [{say: hi}]\n"},
+			[]string{"--sim-agents", "agents", "suites"},
+			[]string{`suites/s.yaml:1:8: the embedded simulator does not serve agent "restaurant" (it serves bakery, the agents of --sim-agents agents: check the id: of the definition meant)`}},
 	}
 	for _, tc := range refused {
 		t.Run(tc.name, func(t *testing.T) {
