@@ -788,9 +788,10 @@ func conversationIDs(stored *result.Result) func(c *result.Case, a *result.Attem
 			return ns[a.Number-1]
 		}
 		// SHA-256, not FNV: the names of one scenario's runs differ only
-		// in their last bytes, and the simulator seeds each
-		// conversation's draws from its name, so names that share bits
-		// would make runs that share outcomes.
+		// in their last bytes, which FNV leaves differing in few bits;
+		// the simulator seeds each conversation's draws from its name,
+		// and the runs' independence should not rest on how well it
+		// mixes them.
 		h := sha256.New()
 		fmt.Fprintf(h, "\x00%s\x00%s\x00%d", c.Pos.File, c.Name, a.Number)
 		if a.Run > 0 {
