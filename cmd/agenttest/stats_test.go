@@ -3,10 +3,10 @@ package main
 // End-to-end tests of statistical scenarios, quarantine and history
 // against the embedded simulator's probabilistic clinic agent
 // (examples/agents/clinic.yaml): 95% right about the opening hours, 85%
-// about test results, 50% about repeat prescriptions. Runs are sequential
-// (--parallel 1) with a fixed seed, so the simulator's outcomes replay
-// exactly; the assertions hold for any seed with high probability, and the
-// exact counts are only logged.
+// about test results, 50% about repeat prescriptions. A fixed seed replays
+// the simulator's outcomes exactly (at any --parallel: TestSeedReplaysVerdicts;
+// runs are sequential by default here all the same); the assertions hold
+// for any seed with high probability, and the exact counts are only logged.
 
 import (
 	"encoding/json"
