@@ -3,9 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"io/fs"
 	"strings"
@@ -23,6 +23,7 @@ import (
 	"github.com/agenttest/agenttest/internal/scenario"
 	"github.com/agenttest/agenttest/internal/secret"
 	"github.com/agenttest/agenttest/internal/sim"
+	"github.com/agenttest/agenttest/internal/sim/agent"
 )
 
 const compareUsage = `Usage: agenttest compare --baseline SIDE --candidate SIDE [flags] [PATH...]
@@ -70,10 +71,15 @@ The target of an ENV side is chosen as for run (--target, default_target,
 AGENTTEST_* variables; with none, the embedded simulator). On the embedded
 simulator each side gets a simulator of its own with the same seed, and
 conversations are named alike on both sides, so that random draws (a
-booking code) match. Comparing with live runs the scenarios in live: like
-run, that needs --allow-live (or allow_live: true on the target). Each
-side reads its deployments before and after, as run does; a deployment
-that changes during a side's run errors the comparison.
+booking code) match, and alike from one comparison to the next: under
+one --seed a comparison replays, each side drawing what 'agenttest run
+--env' draws there. --sim-agents PATH serves your own agent definitions
+there (each environment the version its definition gives it), to compare
+versions of an agent before it is built. Comparing with live runs the
+scenarios in live: like run, that needs --allow-live (or allow_live: true
+on the target). Each side reads its deployments before and after, as run
+does; a deployment that changes during a side's run errors the
+comparison.
 
 With --rerun-failed REPORT the sides run only that report's failed and
 errored cases, and those its run left unrun (interrupted or stopped
@@ -111,14 +117,18 @@ type compareOptions struct {
 	pathsGiven          bool
 	selection
 	scheduling
-	seed             int64
-	json             string
-	html             string
-	failOnChange     bool
-	allowLive, sim   bool
-	verbose, noColor bool
-	minShift         time.Duration
-	minRatio         float64
+	seed           int64
+	json           string
+	html           string
+	failOnChange   bool
+	allowLive, sim bool
+	// simAgents is the directory or file of the agent definitions each
+	// side's embedded simulator serves (--sim-agents, which implies
+	// --sim); simAgentsFrom says what gave it, as for run.
+	simAgents, simAgentsFrom string
+	verbose, noColor         bool
+	minShift                 time.Duration
+	minRatio                 float64
 	statsOptions
 	problems []string
 	// flags are the parsed flags, for the config defaults.
@@ -142,6 +152,7 @@ func parseCompareOptions(st *State, args []string) (*compareOptions, error) {
 	f.int64Var(&o.seed, "seed", "AGENTTEST_SEED", 0, "seed `N` of the embedded simulators and of retry jitter")
 	f.boolVar(&o.allowLive, "allow-live", "AGENTTEST_ALLOW_LIVE", "allow a side to run in the live environment")
 	f.boolVar(&o.sim, "sim", "AGENTTEST_SIM", "run the environment sides on the embedded simulator whatever target is configured")
+	f.stringVar(&o.simAgents, "sim-agents", envSimAgents, "", "serve the agent definitions of `PATH`, a directory or one file, on the embedded simulators in place of their examples (implies --sim)")
 	f.boolVar(&o.verbose, "verbose", "", "also list the unchanged scenarios, with their latencies")
 	f.alias("v", "verbose", &o.verbose)
 	f.boolVar(&o.noColor, "no-color", "", "never colour the output (NO_COLOR in the environment does the same)")
@@ -160,6 +171,10 @@ func parseCompareOptions(st *State, args []string) (*compareOptions, error) {
 	o.problems = append(o.problems, bad...)
 	o.paths = suitePaths(paths)
 	o.flags = f
+	if o.simAgents != "" {
+		o.sim = true
+		o.simAgentsFrom = simAgentsFrom(f, o.simAgents, o.target, &o.problems)
+	}
 	return o, nil
 }
 
@@ -188,7 +203,7 @@ func (o *compareOptions) Validate() error {
 	if o.minRatio < 0 || o.minRatio > 10 {
 		problems = append(problems, fmt.Sprintf("--latency-min-ratio must be between 0 and 10, got %v", o.minRatio))
 	}
-	if o.sim && o.target != "" {
+	if o.sim && o.target != "" && o.simAgents == "" {
 		problems = append(problems, "--sim and --target exclude each other: --sim uses the embedded simulator")
 	}
 	problems = append(problems, o.selection.validate()...)
@@ -484,6 +499,15 @@ func sidesRedactor(sides []*side) *secret.Redactor {
 // report, all at once.
 func (o *compareOptions) runSides(ctx context.Context, st *State, all []*side) error {
 	sides := runningSides(all)
+	var served []*agent.Definition
+	if o.simAgents != "" {
+		// Before anything else, as for run: a broken definition is the
+		// first thing to fix.
+		var err error
+		if served, err = loadSimAgents(st, "compare: "+o.simAgentsFrom, o.simAgents); err != nil {
+			return err
+		}
+	}
 	var stored *result.Result
 	for _, s := range all {
 		if s.kind == compare.KindReport {
@@ -570,7 +594,6 @@ func (o *compareOptions) runSides(ctx context.Context, st *State, all []*side) e
 	// Each side on its own simulator when embedded: the same seed, the
 	// same conversation names, the same draws; against a stored report,
 	// the names its conversations had.
-	nonce := fmt.Sprintf("%x", now(st).UnixNano())
 	var ids func(c *result.Case, a *result.Attempt) string
 	for _, s := range sides {
 		s.st = st
@@ -578,6 +601,10 @@ func (o *compareOptions) runSides(ctx context.Context, st *State, all []*side) e
 			continue
 		}
 		tweaks := []func(*sim.Options){embeddedTweaks}
+		if served != nil {
+			tweaks = append(tweaks, servedAgents(served))
+			s.tgt.SimAgents = o.simAgentsFrom
+		}
 		if st.SideClock != nil {
 			now, sleep := st.SideClock()
 			// The runner and the client pause on the side's clock too:
@@ -599,7 +626,7 @@ func (o *compareOptions) runSides(ctx context.Context, st *State, all []*side) e
 		if s.kind == compare.KindEnvironment {
 			s.tgt.Env = s.env
 		}
-		ids = conversationIDs(nonce, stored)
+		ids = conversationIDs(stored)
 	}
 	// What the scenarios need that a side's target does not give, for
 	// every side before either starts: a side refused after the other
@@ -731,13 +758,15 @@ func (o *compareOptions) sideOptions(st *State, cfg *config.File, tgt *config.Ta
 
 // conversationIDs names a case's conversations on the embedded
 // simulator, whose random draws are seeded by the conversation's name:
-// from the comparison's nonce, the scenario, the run of a repeated
-// scenario and the attempt (alike on both sides, unique across
-// comparisons and across the runs of one side, which share the
-// simulator), or, when the other side is a stored report, the name the
-// report's conversation had, so that a simulator started with the seed of
-// that run draws what it drew.
-func conversationIDs(nonce string, stored *result.Result) func(c *result.Case, a *result.Attempt) string {
+// `conv-` and a hash of the scenario, the run of a repeated scenario and
+// the attempt (unique within a run and within a side of a comparison,
+// each on a simulator of its own; alike on both sides, and alike from
+// one run or comparison to the next, so that one --seed replays them and
+// `agenttest run --env E` draws what a comparison's side in E draws), or,
+// when the other side is a stored report, the name the report's
+// conversation had, so that a simulator started with the seed of that
+// run draws what it drew.
+func conversationIDs(stored *result.Result) func(c *result.Case, a *result.Attempt) string {
 	type key struct {
 		file, name string
 		run        int
@@ -759,12 +788,17 @@ func conversationIDs(nonce string, stored *result.Result) func(c *result.Case, a
 		if ns := names[key{argPath(c.Pos.File), c.Name, a.Run}]; a.Number <= len(ns) && ns[a.Number-1] != "" {
 			return ns[a.Number-1]
 		}
-		h := fnv.New64a()
-		fmt.Fprintf(h, "%s\x00%s\x00%s\x00%d", nonce, c.Pos.File, c.Name, a.Number)
+		// SHA-256, not FNV: the names of one scenario's runs differ only
+		// in their last bytes, which FNV leaves differing in few bits;
+		// the simulator seeds each conversation's draws from its name,
+		// and the runs' independence should not rest on how well it
+		// mixes them.
+		h := sha256.New()
+		fmt.Fprintf(h, "\x00%s\x00%s\x00%d", c.Pos.File, c.Name, a.Number)
 		if a.Run > 0 {
 			fmt.Fprintf(h, "\x00run %d", a.Run)
 		}
-		return fmt.Sprintf("cmp-%016x", h.Sum64())
+		return fmt.Sprintf("conv-%x", h.Sum(nil)[:8])
 	}
 }
 

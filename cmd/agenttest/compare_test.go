@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -406,6 +407,48 @@ func TestCompareRetries(t *testing.T) {
 	c.expect(t, exitOK, "\nbaseline sandbox: 1 passed, 0 failed,", "\ncandidate pre-release: 1 passed, 0 failed,")
 	if b, err := os.ReadFile(filepath.Join(dir, "c.json")); err != nil || strings.Count(string(b), `"flaky"`) != 2 {
 		t.Errorf("both sides' case should be flaky: %v\n%s", err, b)
+	}
+}
+
+// TestCompareSeedReplays: on the embedded simulator a comparison under
+// one --seed draws what the last one under it drew, and what `run --env`
+// draws there: a statistical scenario's runs, and so its rates and
+// Fisher's p, replay. Before, the conversations were named after the
+// comparison's start time, so every comparison drew anew whatever its
+// seed, and none matched the run a designer had just read.
+func TestCompareSeedReplays(t *testing.T) {
+	t.Parallel()
+	const suite = "cmd/agenttest/testdata/stats/suites/broken.yaml"
+	type rates struct {
+		BaselinePassed  int `json:"baseline_passed"`
+		BaselineRuns    int `json:"baseline_runs"`
+		CandidatePassed int `json:"candidate_passed"`
+		CandidateRuns   int `json:"candidate_runs"`
+	}
+	dir := t.TempDir()
+	compared := func(name string) rates {
+		out := filepath.Join(dir, name)
+		c := compareCLI(t, repoRoot, nil, "compare", "--baseline", "sandbox", "--candidate", "pre-release", suite, "--seed", "3", "--json", out)
+		if code := c.run(t); code != exitOK && code != exitFailed {
+			t.Fatalf("exit %d\n%s%s", code, c.stdout, c.stderr)
+		}
+		var doc struct {
+			Pairs []struct {
+				Rates *rates `json:"rates"`
+			} `json:"pairs"`
+		}
+		if b, err := os.ReadFile(out); err != nil || json.Unmarshal(b, &doc) != nil || len(doc.Pairs) != 1 || doc.Pairs[0].Rates == nil {
+			t.Fatalf("comparison %s: %v", out, err)
+		}
+		return *doc.Pairs[0].Rates
+	}
+	first, again := compared("1.json"), compared("2.json")
+	if first != again {
+		t.Errorf("the same seed drew otherwise: %+v, then %+v", first, again)
+	}
+	r := runStats(t, nil, time.Time{}, suite, "--env", "sandbox", "--seed", "3").only(t)
+	if r.Repeat.Passed != first.BaselinePassed || r.Repeat.Runs != first.BaselineRuns {
+		t.Errorf("run --env sandbox passed %d of %d runs; the comparison's sandbox side %d of %d", r.Repeat.Passed, r.Repeat.Runs, first.BaselinePassed, first.BaselineRuns)
 	}
 }
 

@@ -148,7 +148,7 @@ func unservedAgent(agent string, agents []string, from string) string {
 		// Not a typo: most likely the designer's own agent, which run
 		// serves once given its definition. Named with its command: the
 		// same refusal meets a side of compare, which has no such flag.
-		serves += "; for an agent definition of your own, serve it with agenttest run --sim-agents DIR: docs/agent-definition.md"
+		serves += "; for an agent definition of your own, serve it with --sim-agents DIR (run, compare): docs/agent-definition.md"
 	}
 	return fmt.Sprintf("the embedded simulator does not serve agent %q (%s)", agent, serves)
 }

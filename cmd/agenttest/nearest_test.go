@@ -37,7 +37,7 @@ func TestNearestPhrasing(t *testing.T) {
 	run := func(t *testing.T, tc testCase) {
 		out := t.TempDir()
 		jsonPath, junitPath, htmlPath := filepath.Join(out, "r.json"), filepath.Join(out, "r.xml"), filepath.Join(out, "r.html")
-		c := newCLI(t, repoRoot, examplesEnv(), "run", tc.line, "--seed", "1", "--parallel", "1",
+		c := newCLI(t, repoRoot, examplesEnv(), "run", tc.line, "--seed", "2", "--parallel", "1",
 			"--json", jsonPath, "--junit", junitPath, "--html", htmlPath)
 		if code := c.run(t); code != exitFailed {
 			t.Fatalf("exit %d, want %d\n%s%s", code, exitFailed, c.stdout.String(), c.stderr.String())

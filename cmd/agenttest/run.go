@@ -264,16 +264,24 @@ func parseRunOptions(st *State, args []string) (*runOptions, *flags, error) {
 		o.problems = append(o.problems, "--sim and --target exclude each other: --sim uses the embedded simulator")
 	}
 	if o.simAgents != "" {
-		if o.target != "" {
-			o.problems = append(o.problems, "--sim-agents and --target exclude each other: --sim-agents serves its agents on the embedded simulator")
-		}
 		o.sim = true
-		o.simAgentsFrom = "--sim-agents " + o.simAgents
-		if !f.onCommandLine("sim-agents") {
-			o.simAgentsFrom = envSimAgents + "=" + o.simAgents
-		}
+		o.simAgentsFrom = simAgentsFrom(f, o.simAgents, o.target, &o.problems)
 	}
 	return o, f, nil
+}
+
+// simAgentsFrom is what gave a command its --sim-agents path (the flag or
+// its variable), for the first line and the messages of a run on the
+// definitions; a --target beside it is a problem, since --sim-agents
+// implies the embedded simulator.
+func simAgentsFrom(f *flags, path, target string, problems *[]string) string {
+	if target != "" {
+		*problems = append(*problems, "--sim-agents and --target exclude each other: --sim-agents serves its agents on the embedded simulator")
+	}
+	if !f.onCommandLine("sim-agents") {
+		return envSimAgents + "=" + path
+	}
+	return "--sim-agents " + path
 }
 
 // Validate checks the options together and returns every problem at once.
@@ -518,6 +526,14 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		Redactor:     red,
 		Stats:        o.statsOptions.stats(),
 		VerdictsOnly: o.verdictsOnly(st),
+	}
+	if tgt.Embedded {
+		// The simulator draws a conversation's replies from the seed and
+		// the conversation's name; named by scenario, run and attempt, a
+		// scenario meets the same replies under the same seed whatever
+		// --parallel, the order its runs reach the simulator in, or the
+		// scenarios selected beside it, so a statistical verdict replays.
+		ropts.ConversationIDs = conversationIDs(nil)
 	}
 	confirmRunOptions(&ropts, &o.confirmOptions, tgt, client, rcv)
 	res, err := runner.Run(ctx, plan, ropts)

@@ -111,6 +111,70 @@ func TestRunWithSimAgentsRefused(t *testing.T) {
 	}
 }
 
+// TestCompareWithSimAgents: `compare --sim-agents PATH` (or
+// AGENTTEST_SIM_AGENTS) compares two versions of a designer's own agent,
+// each environment served by the embedded simulator as its definition
+// says: a version that now gets the order wrong half the time regresses,
+// by its wording and by Fisher's test of a statistical scenario's pass
+// rates. Before, compare had no such flag, and the embedded simulator
+// served only its examples, whose error told the user to use run.
+func TestCompareWithSimAgents(t *testing.T) {
+	t.Parallel()
+	versioned := bakery + "version: \"1\"\nenvironments:\n  pre-release: \"2\"\nversions:\n  \"2\":\n    nodes:\n" +
+		"      Order:\n        say:\n          - {text: One loaf coming up, weight: 1}\n          - {text: One baguette coming up, weight: 1}\n"
+	statistical := "agent: bakery\nscenarios:\n  - name: orders bread on most calls\n    pass_rate: 0.9\n    confidence: 0.95\n" +
+		"    turns:\n      - say: some bread please\n        expect: {response: {contains: loaf}}\n"
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		args []string
+	}{
+		{"the flag", nil, []string{"--sim-agents", "agents"}},
+		{"the variable", map[string]string{"AGENTTEST_SIM_AGENTS": "agents"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := writeTree(t, map[string]string{"agents/bakery.yaml": versioned, "suites/stat.yaml": statistical,
+				"agenttest.yaml": "default_target: t\ntargets:\n  t: {build_url: https://b.example, runtime_url: https://r.example}\n"})
+			args := append([]string{"compare", "--baseline", "sandbox", "--candidate", "pre-release", "suites"}, tc.args...)
+			out := compareCLI(t, dir, tc.env, args...).expect(t, exitFailed,
+				"deployment of bakery in sandbox: ", "(version 1)", "deployment of bakery in pre-release: ", "(version 2)",
+				"REGRESSED suites/stat.yaml:3 orders bread on most calls", "(Fisher's exact test, p = ",
+				"status: failed (1 scenario regressed)")
+			if strings.Contains(out, "does not serve agent") {
+				t.Errorf("the definitions were not served:\n%s", out)
+			}
+		})
+	}
+	refused := []struct {
+		name  string
+		files map[string]string
+		args  []string
+		want  []string
+	}{
+		{"a broken definition", map[string]string{"agents/bad.yaml": "id: bad\nstart: A\nnodes:\n  A:\n    sya: hello\n", "suites/s.yaml": bakerySuite("loaf")},
+			[]string{"--sim-agents", "agents", "suites"},
+			[]string{"agents/bad.yaml:5:5: unknown key \"sya\" in node A", "compare: --sim-agents agents: invalid agent definitions in agents"}},
+		{"with --target", map[string]string{"agents/bakery.yaml": bakery, "agenttest.yaml": "targets:\n  t: {build_url: https://b.example, runtime_url: https://r.example}\n"},
+			[]string{"--sim-agents", "agents", "--target", "t"},
+			[]string{"--sim-agents and --target exclude each other"}},
+		{"an agent not defined", map[string]string{"agents/bakery.yaml": bakery, "suites/s.yaml": "agent: restaurant\nscenarios:\n  - name: a\n    turns: [{say: hi}]\n"},
+			[]string{"--sim-agents", "agents", "suites"},
+			[]string{`suites/s.yaml:1:8: the embedded simulator does not serve agent "restaurant" (it serves bakery, the agents of --sim-agents agents: check the id: of the definition meant)`}},
+	}
+	for _, tc := range refused {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := writeTree(t, tc.files)
+			args := append([]string{"compare", "--baseline", "sandbox", "--candidate", "pre-release"}, tc.args...)
+			out := newCLI(t, dir, nil, args...).expect(t, exitUsage, tc.want...)
+			if strings.Contains(out, "comparing ") || strings.Contains(out, "--sim and --target") {
+				t.Errorf("compared, or said the --sim conflict too:\n%s", out)
+			}
+		})
+	}
+}
+
 // TestSimAgentsFile: `sim --agents` serves one definition file as it
 // serves a directory.
 func TestSimAgentsFile(t *testing.T) {

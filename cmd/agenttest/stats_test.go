@@ -3,14 +3,15 @@ package main
 // End-to-end tests of statistical scenarios, quarantine and history
 // against the embedded simulator's probabilistic clinic agent
 // (examples/agents/clinic.yaml): 95% right about the opening hours, 85%
-// about test results, 50% about repeat prescriptions. Runs are sequential
-// (--parallel 1) with a fixed seed, so the simulator's outcomes replay
-// exactly; the assertions hold for any seed with high probability, and the
-// exact counts are only logged.
+// about test results, 50% about repeat prescriptions. A fixed seed replays
+// the simulator's outcomes exactly (at any --parallel: TestSeedReplaysVerdicts;
+// runs are sequential by default here all the same); the assertions hold
+// for any seed with high probability, and the exact counts are only logged.
 
 import (
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -84,15 +85,16 @@ type statsJUnit struct {
 }
 
 // runStats runs agenttest in-process from the repository root, one run
-// at a time, with a JSON and a JUnit report; now, when set, is the run's
-// clock.
+// at a time unless args say --parallel, with a JSON and a JUnit report;
+// now, when set, is the run's clock.
 func runStats(t *testing.T, env map[string]string, now time.Time, args ...string) statsRun {
 	t.Helper()
 	out := t.TempDir()
 	jsonPath, junitPath := filepath.Join(out, "r.json"), filepath.Join(out, "r.xml")
 	e := examplesEnv()
 	maps.Copy(e, env)
-	c := newCLI(t, repoRoot, e, append(append([]string{"run"}, args...), "--parallel", "1", "--json", jsonPath, "--junit", junitPath)...)
+	// --parallel 1 first: a --parallel among args, later, wins.
+	c := newCLI(t, repoRoot, e, append(append([]string{"run", "--parallel", "1"}, args...), "--json", jsonPath, "--junit", junitPath)...)
 	if !now.IsZero() {
 		c.st.Now = func() time.Time { return now }
 	}
@@ -264,6 +266,54 @@ func TestStatisticalVerdicts(t *testing.T) {
 			t.Logf("%s: %d runs (%d passed, %d failed, %d errored), interval [%.3f, %.3f]", tc.name, c.Repeat.Runs,
 				c.Repeat.Passed, c.Repeat.Failed, c.Repeat.Errored, c.Repeat.Interval.Lower, c.Repeat.Interval.Upper)
 		})
+	}
+}
+
+// TestSeedReplaysVerdicts: under one seed a statistical scenario on the
+// embedded simulator meets the same replies, run by run, whatever
+// --parallel and whatever else the run selects, so a verdict seen once
+// (a nightly rehearsal's, a red build's) replays. Before, the simulator
+// drew from the order conversations reached it: the scenarios run
+// before took other draws, and so did concurrent runs.
+func TestSeedReplaysVerdicts(t *testing.T) {
+	t.Parallel()
+	const name = "renews a repeat prescription"
+	type testCase struct {
+		name string
+		args []string
+	}
+	cases := []testCase{
+		{name: "alone, one at a time", args: []string{statsTree + "/suites/broken.yaml"}},
+		{name: "alone, in parallel", args: []string{statsTree + "/suites/broken.yaml", "--parallel", "8"}},
+		{name: "after other scenarios, one at a time", args: []string{statsTree + "/suites"}},
+		{name: "beside other scenarios, in parallel", args: []string{statsTree + "/suites", "--parallel", "8"}},
+	}
+	// strip is the case's counts and its runs' verdicts in start order.
+	strip := func(r statsRun) string {
+		for _, c := range r.cases {
+			if c.Name != name || c.Repeat == nil {
+				continue
+			}
+			runs := make([]string, c.Repeat.Runs)
+			for _, a := range c.Attempts {
+				runs[a.Run-1] = a.Status[:1]
+			}
+			return fmt.Sprintf("%s %d/%d %s", c.Repeat.Decision, c.Repeat.Passed, c.Repeat.Runs, strings.Join(runs, ""))
+		}
+		t.Fatalf("no repeated case %q:\n%s", name, r.stdout)
+		return ""
+	}
+	want := ""
+	for _, tc := range cases {
+		got := strip(runStats(t, nil, time.Time{}, append(tc.args, "--seed", "7")...))
+		if want == "" {
+			want = got
+			t.Logf("%s: %s", tc.name, got)
+			continue
+		}
+		if got != want {
+			t.Errorf("%s: %s; %s: %s", tc.name, got, cases[0].name, want)
+		}
 	}
 }
 

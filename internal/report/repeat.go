@@ -22,6 +22,7 @@ import (
 //	"passed 26 of 26 runs; rate ≥ 0.80 at 95% (needs 0.9 − 0.1)"
 //	"passed 5 of 11 runs; rate < 0.89 at 95% (needs 0.9)"
 //	"inconclusive: passed 15 of 20 runs, the most repeat allows; rate 0.40–0.94 at 90% (needs 0.9 − 0.1); the guarantee needs up to 282 runs"
+//	"inconclusive: passed 65 of 81 runs, the most the guarantee needs; rate 0.61–0.92 at 90% (needs 0.9 − 0.2); a rate between 0.7 and 0.9 may end so: a smaller margin decides closer to 0.9, at the cost of more runs"
 //
 // Errored runs are said beside the counts, never in them.
 func repeatLine(r *result.Repeat) string {
@@ -55,13 +56,25 @@ func repeatLine(r *result.Repeat) string {
 	case result.DecisionFailed:
 		return fmt.Sprintf("%s; rate < %s at %s (needs %s)", counts, below(r.Upper, r.PassRate), level, stats.Rate(r.PassRate))
 	case result.DecisionInconclusive:
-		s := fmt.Sprintf("inconclusive: %s, the most repeat allows; rate %s–%s at %s (%s)", counts, floor2(r.Lower), ceil2(r.Upper), bothLevel(r.Level), needs)
+		// Without repeat: the limit is the one the guarantee needs, and
+		// no repeat was used up.
+		most := "the most repeat allows"
+		if r.Limit == r.Needed {
+			most = "the most the guarantee needs"
+		}
+		s := fmt.Sprintf("inconclusive: %s, %s; rate %s–%s at %s (%s)", counts, most, floor2(r.Lower), ceil2(r.Upper), bothLevel(r.Level), needs)
 		switch {
 		case r.Needed > stats.MaxRuns:
 			// stats.Design.Needed's "more than MaxRuns", not a count.
 			s += fmt.Sprintf("; the guarantee needs more than %d runs", stats.MaxRuns)
 		case r.Needed > r.Limit:
 			s += fmt.Sprintf("; the guarantee needs up to %d runs", r.Needed)
+		default:
+			// Every run the guarantee needs was allowed: more runs are not
+			// the remedy. The test promises a verdict only outside the
+			// margin, and an agent inside it may end here.
+			p1 := stats.Rate(r.PassRate)
+			s += fmt.Sprintf("; a rate between %s and %s may end so: a smaller margin decides closer to %s, at the cost of more runs", stats.Rate(r.PassRate-r.Margin), p1, p1)
 		}
 		return s
 	case result.DecisionErrored:

@@ -115,8 +115,12 @@ func TestRepeatLine(t *testing.T) {
 		// limit.
 		{"inconclusive, needs the most runs there are", seq(15, 5, 20, stats.MaxRuns, result.DecisionInconclusive),
 			"inconclusive: passed 15 of 20 runs, the most repeat allows; rate 0.40–0.94 at 90% (needs 0.9 − 0.1); the guarantee needs up to 100000 runs"},
+		// No repeat: the limit is the one needed, and the user did not
+		// set it; more runs are not what would decide.
 		{"inconclusive, needs the limit", seq(15, 5, 20, 20, result.DecisionInconclusive),
-			"inconclusive: passed 15 of 20 runs, the most repeat allows; rate 0.40–0.94 at 90% (needs 0.9 − 0.1)"},
+			"inconclusive: passed 15 of 20 runs, the most the guarantee needs; rate 0.40–0.94 at 90% (needs 0.9 − 0.1); a rate between 0.8 and 0.9 may end so: a smaller margin decides closer to 0.9, at the cost of more runs"},
+		{"inconclusive above the limit needed", seq(15, 5, 20, 19, result.DecisionInconclusive),
+			"inconclusive: passed 15 of 20 runs, the most repeat allows; rate 0.40–0.94 at 90% (needs 0.9 − 0.1); a rate between 0.8 and 0.9 may end so: a smaller margin decides closer to 0.9, at the cost of more runs"},
 		{"inconclusive below the limit needed", seq(15, 5, 20, 282, result.DecisionInconclusive),
 			"inconclusive: passed 15 of 20 runs, the most repeat allows; rate 0.40–0.94 at 90% (needs 0.9 − 0.1); the guarantee needs up to 282 runs"},
 		// Needed is stats.MaxRuns+1 when even stats.MaxRuns runs are not
