@@ -549,7 +549,7 @@ func (m *MessagingSession) AwaitEnd(ctx context.Context) (*MessagingTurn, error)
 		case <-quiet.C():
 			return turn, nil
 		case <-ctx.Done():
-			return turn, m.timeout(ctx)
+			return turn, m.timeout(ctx, "no session end after the answer")
 		}
 	}
 	return turn, nil

@@ -1,0 +1,151 @@
+package platform
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/agenttest/agenttest/internal/fakeclock"
+)
+
+// TestMessagingAwaited: a turn whose context ends says what it was still
+// waiting for, read from the events it took, since the transcript of an
+// answer whose typing indicator stayed on shows an answer, and that of a
+// stream that never ended shows some of its words: "turn timeout
+// exceeded" alone sent the reader to look at an agent that answered.
+func TestMessagingAwaited(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		name string
+		// join: the turn is the join request's; joined: the agent
+		// joined before it.
+		join, joined bool
+		frames       []string
+		want         string
+	}
+	run := func(t *testing.T, tc testCase) {
+		t.Parallel()
+		m := newMessagingSession(plantedMessagingClient(t, "http://127.0.0.1:1", RetryPolicy{}), MessagingStart{})
+		m.joined = tc.joined
+		turn := &MessagingTurn{}
+		st := &turnState{turn: turn, clientID: "c1", typ: m.events.UserMessage}
+		if tc.join {
+			st.typ = m.events.Join
+		}
+		for _, f := range tc.frames {
+			if err := m.accept([]byte(f), turn, st); err != nil {
+				t.Fatalf("frame %s: %v", f, err)
+			}
+		}
+		if st.done() {
+			t.Fatalf("the turn is complete (%s): no timeout to explain", turn.CompletedBy)
+		}
+		if got := m.awaited(turn, st); got != tc.want {
+			t.Errorf("awaited\n%s\nwant\n%s", got, tc.want)
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "nothing came", joined: true, want: "no answer to the user message"},
+		{name: "only the echo came", joined: true,
+			frames: []string{`{"id":"1","type":"EVENT_TYPE_USER_MESSAGE","payload":{"text":"hi"},"metadata":{"custom":{"agenttest_id":"c1"}}}`},
+			want:   "no answer to the user message"},
+		{name: "the agent is typing", joined: true,
+			frames: []string{`{"id":"1","type":"EVENT_TYPE_VENDOR_AGENT_TYPING","payload":{"typing":true}}`},
+			want:   "no answer to the user message: the agent's typing indicator stayed on"},
+		{name: "an answer, typing still on", joined: true,
+			frames: []string{
+				`{"id":"1","type":"EVENT_TYPE_VENDOR_AGENT_TYPING","payload":{"typing":true}}`,
+				`{"id":"2","type":"EVENT_TYPE_VENDOR_AGENT_MESSAGE","payload":{"message_id":"m1","text":"Noted."}}`,
+			},
+			want: "an answer came, but the agent's typing indicator stayed on, and an answer is complete when it goes off"},
+		{name: "an error system message, typing still on", joined: true,
+			frames: []string{
+				`{"id":"1","type":"EVENT_TYPE_VENDOR_AGENT_TYPING","payload":{"typing":true}}`,
+				`{"id":"2","type":"EVENT_TYPE_SYSTEM_MESSAGE","payload":{"level":"SYSTEM_MESSAGE_LEVEL_ERROR","text":"Error: Unable to retrieve session"}}`,
+			},
+			want: "an answer came, but the agent's typing indicator stayed on, and an answer is complete when it goes off"},
+		{name: "a stream without its end", joined: true,
+			frames: []string{
+				`{"id":"1","type":"EVENT_TYPE_VENDOR_AGENT_TYPING","payload":{"typing":true}}`,
+				`{"id":"2","type":"EVENT_TYPE_VENDOR_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","text":"Your balance "}}`,
+				`{"id":"3","type":"EVENT_TYPE_VENDOR_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","text":"is "}}`,
+			},
+			want: `the stream of message "m1" never completed (no final chunk, stream end or whole message)`},
+		{name: "a stream without its end after a whole message", joined: true,
+			frames: []string{
+				`{"id":"1","type":"EVENT_TYPE_VENDOR_AGENT_MESSAGE","payload":{"message_id":"m1","text":"One moment."}}`,
+				`{"id":"2","type":"EVENT_TYPE_VENDOR_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m2","text":"Your balance "}}`,
+			},
+			want: `the stream of message "m2" never completed (no final chunk, stream end or whole message)`},
+		{name: "the agent never joins", join: true, want: "no answer to the join request: the agent did not join"},
+		{name: "the agent joins without a word", join: true,
+			frames: []string{`{"id":"1","type":"EVENT_TYPE_VENDOR_AGENT_JOINED","payload":{"conversation_id":"c-1"}}`},
+			want:   "no answer to the join request"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestMessagingNoHistoryBatch: a platform that opens the socket and then
+// waits for the client, which waits for the history batch before it sends
+// the join (rule 1), times the opening out saying so; before, the greeting
+// read "(no message)" and the error only "turn timeout exceeded", as of an
+// agent that never greeted, though the join was never sent.
+func TestMessagingNoHistoryBatch(t *testing.T) {
+	t.Parallel()
+	clk := fakeclock.New()
+	sent := make(chan string, 1)
+	srv := httptest.NewServer(&hostileMessaging{handshake: func(w http.ResponseWriter, r *http.Request) bool {
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return true
+		}
+		defer c.CloseNow()
+		ctx := r.Context()
+		go func() {
+			// A Ping needs a reader for its pong; the client sends
+			// nothing, or the join too early.
+			_, data, err := c.Read(ctx)
+			if err == nil {
+				sent <- string(data)
+			}
+		}()
+		// The pong comes from the client's reader, started once the
+		// handshake is done: the client now waits for the batch alone.
+		if c.Ping(ctx) != nil {
+			return true
+		}
+		clk.Advance(6 * time.Second)
+		<-ctx.Done()
+		return true
+	}})
+	defer srv.Close()
+	c, err := New(Config{BuildURL: srv.URL, MessagingURL: srv.URL, ConnectorToken: plantedConnector, MessagingHost: "example.com",
+		AllowHTTP: true, Now: clk.Now, AfterFunc: clk.AfterFunc, Retry: RetryPolicy{MaxAttempts: 1, Sleep: clk.Sleep}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := c.OpenMessaging(context.Background(), MessagingStart{TurnTimeout: 5 * time.Second})
+	if m != nil {
+		m.Close()
+	}
+	want := "no history batch after the handshake, which the client waits for before it sends anything"
+	if limit, ok := MessagingTurnTimeout(err); !ok || limit != 5*time.Second || MessagingAwaited(err) != want {
+		t.Fatalf("error %v: want the turn's 5s timeout, awaiting %q", err, want)
+	}
+	var ne *NetworkError
+	if !errors.As(err, &ne) || ne.Path != "/ws" || !strings.HasSuffix(err.Error(), "WS /ws: no complete answer within 5s ("+want+"): context deadline exceeded") {
+		t.Errorf("error %q: want the socket's timeout, with what it awaited", err)
+	}
+	select {
+	case frame := <-sent:
+		t.Errorf("the client sent %s before the history batch", frame)
+	default:
+	}
+}
