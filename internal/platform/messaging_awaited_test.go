@@ -70,6 +70,13 @@ func TestMessagingAwaited(t *testing.T) {
 				`{"id":"2","type":"EVENT_TYPE_SYSTEM_MESSAGE","payload":{"level":"SYSTEM_MESSAGE_LEVEL_ERROR","text":"Error: Unable to retrieve session"}}`,
 			},
 			want: "an answer came, but the agent's typing indicator stayed on, and an answer is complete when it goes off"},
+		{name: "an answer, typing off, before the quiet", joined: true,
+			frames: []string{
+				`{"id":"1","type":"EVENT_TYPE_VENDOR_AGENT_TYPING","payload":{"typing":true}}`,
+				`{"id":"2","type":"EVENT_TYPE_VENDOR_AGENT_TYPING","payload":{"typing":false}}`,
+				`{"id":"3","type":"EVENT_TYPE_VENDOR_AGENT_MESSAGE","payload":{"message_id":"m1","text":"Noted."}}`,
+			},
+			want: "an answer came, and no event completed it within the 300ms of quiet that completes one without a typing indicator"},
 		{name: "a stream without its end", joined: true,
 			frames: []string{
 				`{"id":"1","type":"EVENT_TYPE_VENDOR_AGENT_TYPING","payload":{"typing":true}}`,
@@ -147,5 +154,25 @@ func TestMessagingNoHistoryBatch(t *testing.T) {
 	case frame := <-sent:
 		t.Errorf("the client sent %s before the history batch", frame)
 	default:
+	}
+}
+
+// TestMessagingCallerEnds: a wait that its caller's context ends (the
+// runner's turn or scenario timeout, an interrupt) says what it waited
+// for too, and is no timeout of the client's own.
+func TestMessagingCallerEnds(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(&hostileMessaging{socket: answerJoin(func(ctx context.Context, c *websocket.Conn) {
+		c.Read(ctx) // the greeting said, nothing more comes
+	})})
+	defer srv.Close()
+	c := plantedMessagingClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+	m := open(t, c, MessagingStart{TurnTimeout: time.Hour, Settle: time.Hour})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := m.AwaitEnd(ctx)
+	want := "no session end after the answer"
+	if _, own := MessagingTurnTimeout(err); own || MessagingAwaited(err) != want || !errors.Is(err, context.Canceled) {
+		t.Errorf("error %v (the client's own timeout %t): want the caller's end, awaiting %q", err, own, want)
 	}
 }

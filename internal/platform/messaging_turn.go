@@ -215,7 +215,9 @@ func (m *MessagingSession) awaited(turn *MessagingTurn, st *turnState) string {
 	case st.answered && m.typingOn:
 		return "an answer came, but the agent's typing indicator stayed on, and an answer is complete when it goes off"
 	case st.answered:
-		return "an answer came, and no event completed it"
+		// Typing off: the quiet that completes an answer on a platform
+		// without a typing indicator had not passed.
+		return fmt.Sprintf("an answer came, and no event completed it within the %s of quiet that completes one without a typing indicator", m.start.Settle)
 	case st.typ == m.events.Join && !m.joined:
 		return "no answer to " + what + ": the agent did not join"
 	case m.typingOn:
