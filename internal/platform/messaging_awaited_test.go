@@ -176,3 +176,54 @@ func TestMessagingCallerEnds(t *testing.T) {
 		t.Errorf("error %v (the client's own timeout %t): want the caller's end, awaiting %q", err, own, want)
 	}
 }
+
+// TestMessagingFloodIsShed: a turn the platform floods past its bounds
+// keeps its first floodKept events, and the messages they began, and
+// counts the rest: the case errors, and its result lives until the run's
+// end, so keeping every event let a platform that floods each session
+// (20 scenarios: 1 GB of memory, a 567 MB JSON report) exhaust memory
+// before any report was written.
+func TestMessagingFloodIsShed(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		name  string
+		frame string
+		// reply is the turn's reply, in words.
+		reply int
+	}
+	run := func(t *testing.T, tc testCase) {
+		t.Parallel()
+		srv := httptest.NewServer(&hostileMessaging{socket: flood([]byte(tc.frame))})
+		defer srv.Close()
+		c := plantedMessagingClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+		c.msgLimits = messagingLimits{turnFrames: 3000}
+		m, err := c.OpenMessaging(context.Background(), MessagingStart{TurnTimeout: time.Minute})
+		if m == nil {
+			t.Fatalf("no session: %v", err)
+		}
+		m.Close()
+		if err == nil || !strings.Contains(err.Error(), "the platform floods the session") {
+			t.Fatalf("error %v, want the flood", err)
+		}
+		turn := m.Opening()
+		// The history batch is the first of the 3000 frames taken.
+		if len(turn.Events) != floodKept || turn.Flooded != 2999-floodKept || cap(turn.Events) >= 2*floodKept {
+			t.Errorf("%d events kept (room for %d), %d let go; want %d, and %d", len(turn.Events), cap(turn.Events), turn.Flooded, floodKept, 2999-floodKept)
+		}
+		if n := len(strings.Fields(turn.Reply)); n != tc.reply {
+			t.Errorf("a reply of %d words, want %d", n, tc.reply)
+		}
+		exch := turn.Exchange(m.SessionID(), m.ConversationID(), "")
+		if exch.Messaging.Flooded != turn.Flooded || len(exch.Messaging.Events) != floodKept {
+			t.Errorf("the exchange has %d events and %d flooded", len(exch.Messaging.Events), exch.Messaging.Flooded)
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "a typing indicator in a loop", frame: `{"type":"EVENT_TYPE_AGENT_TYPING","payload":{"typing":true}}`},
+		{name: "a stream without its end", frame: `{"type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","text":"blah "}}`},
+		// Each message is complete, and the typing indicator stays on.
+		{name: "whole messages", frame: `{"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hello."}}`, reply: floodKept},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}

@@ -358,6 +358,7 @@ func (m *MessagingSession) accept(data []byte, turn *MessagingTurn, st *turnStat
 		// The flood goes on: drop the socket now, rather than wait in
 		// Close for a close handshake the platform is too busy to read.
 		m.conn.CloseNow()
+		turn.shed()
 		return m.frameError(nil, fmt.Errorf("more than %s or %d frames in one turn without its answer ending it: the platform floods the session",
 			sizeText(m.limits.turnBytes), m.limits.turnFrames))
 	}

@@ -63,6 +63,10 @@ type Messaging struct {
 	Reconnects int `json:"reconnects,omitempty"`
 	Resent     int `json:"resent,omitempty"`
 	Duplicates int `json:"duplicates,omitempty"`
+	// Flooded counts the events of a turn the platform flooded (past
+	// the bounds of a turn, an error) that were not kept: Events holds
+	// the first 1000.
+	Flooded int `json:"flooded,omitempty"`
 }
 
 // Event is one received Messaging event, redacted.
