@@ -126,7 +126,7 @@ const (
 	floodKept = 1000
 	// clientIDKey is the metadata.custom member that tags each client
 	// event, so its echo can be recognised after a reconnect.
-	clientIDKey = "agenttest_id"
+	clientIDKey = reply.ClientIDKey
 	// messagingCloseGrace bounds Close. The close handshake is one round
 	// trip (our close frame out, the platform's back): tens of
 	// milliseconds, a few hundred across the world or through a proxy, so

@@ -16,6 +16,10 @@ const (
 	SystemLevelError = "SYSTEM_MESSAGE_LEVEL_ERROR"
 	// EventTypePrefix starts every event type the reference names.
 	EventTypePrefix = "EVENT_TYPE_"
+	// ClientIDKey is the metadata.custom member with which agenttest tags
+	// each client event, so that its echo can be recognised after a
+	// reconnect: the client's, not the scenario's metadata.
+	ClientIDKey = "agenttest_id"
 )
 
 // IsAgentJoined reports whether an event type is the agent's joined event
