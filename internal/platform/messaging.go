@@ -115,9 +115,18 @@ const (
 	// is far within them.
 	maxMessagingTurnBytes  = maxMessagingFrame
 	maxMessagingTurnFrames = 100_000
+	// floodKept is how many events a flooded turn keeps, those of the
+	// platform's first words: they show what the flood was, and the
+	// rest repeats it. The turn errors, and its events stay in the
+	// run's result and its JSON report until the run ends: all of them,
+	// a turn took some 20 MB of memory and 28 MB of report, so a
+	// platform that floods every session (a typing indicator stuck in a
+	// loop) exhausted memory within a few hundred scenarios, and the
+	// reports of the run were never written.
+	floodKept = 1000
 	// clientIDKey is the metadata.custom member that tags each client
 	// event, so its echo can be recognised after a reconnect.
-	clientIDKey = "agenttest_id"
+	clientIDKey = reply.ClientIDKey
 	// messagingCloseGrace bounds Close. The close handshake is one round
 	// trip (our close frame out, the platform's back): tens of
 	// milliseconds, a few hundred across the world or through a proxy, so
@@ -549,7 +558,7 @@ func (m *MessagingSession) AwaitEnd(ctx context.Context) (*MessagingTurn, error)
 		case <-quiet.C():
 			return turn, nil
 		case <-ctx.Done():
-			return turn, m.timeout(ctx)
+			return turn, m.timeout(ctx, "no session end after the answer")
 		}
 	}
 	return turn, nil

@@ -509,6 +509,9 @@ type MessagingTurn struct {
 	// Reconnects in this turn, Resent client events, and Duplicates
 	// (replayed events already seen, dropped).
 	Reconnects, Resent, Duplicates int
+	// Flooded counts the events of a turn the platform flooded that
+	// were let go past the first floodKept (shed).
+	Flooded int
 
 	// received and frames count what arrived in the turn, duplicates
 	// included, against maxMessagingTurnBytes and maxMessagingTurnFrames.
@@ -844,6 +847,32 @@ func (t *MessagingTurn) appendMessage(r MessagingReply) int {
 // say; finishReply joins it once the turn is handed out. Joined at each
 // message, a turn of n messages would copy its reply n times.
 func (t *MessagingTurn) joinReply() { t.replyStale = true }
+
+// shed keeps the first floodKept events of a flooded turn, and the
+// messages they can have begun (each began at an event of a message's
+// kind), in arrays of their own so the rest can be freed; Flooded counts
+// the events let go. The turn is over: the session errors with the
+// flood, so no later event needs the indexes kept for a stream's
+// masking.
+func (t *MessagingTurn) shed() {
+	if len(t.Events) <= floodKept {
+		return
+	}
+	t.Flooded = len(t.Events) - floodKept
+	t.Events = slices.Clone(t.Events[:floodKept])
+	began := 0
+	for _, e := range t.Events {
+		switch e.Kind {
+		case EventAgentMessage, EventAgentChunk, EventAgentMessageEnd, EventLiveAgentMessage:
+			began++
+		}
+	}
+	if began < len(t.Messages) {
+		t.Messages = slices.Clone(t.Messages[:began])
+		t.byID, t.open = nil, nil
+		t.joinReply()
+	}
+}
 
 // finishReply joins Reply from the complete messages, when a message
 // changed since it was last joined.

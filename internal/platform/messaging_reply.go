@@ -27,6 +27,7 @@ func (t *MessagingTurn) Exchange(sessionID, conversationID, userInput string) *E
 		Reconnects:   t.Reconnects,
 		Resent:       t.Resent,
 		Duplicates:   t.Duplicates,
+		Flooded:      t.Flooded,
 	}
 	for i, e := range t.Events {
 		m.Events[i] = reply.Event{ID: e.ID, Type: e.Type, Kind: e.Kind.String(), Timestamp: e.Timestamp, Text: e.Text, Level: e.Level, Delayed: e.Delayed, Replayed: e.Replayed}

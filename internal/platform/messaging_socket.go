@@ -154,7 +154,7 @@ func (m *MessagingSession) connect(ctx context.Context, turn *MessagingTurn, st 
 	conn, under, err := m.dial(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
-			return m.timeout(ctx)
+			return m.timeout(ctx, "the handshake of the socket did not complete")
 		}
 		return err
 	}
@@ -165,7 +165,9 @@ func (m *MessagingSession) connect(ctx context.Context, turn *MessagingTurn, st 
 	// else first has that taken as a live event.
 	in, err := m.next(ctx)
 	if err != nil {
-		return m.timeout(ctx)
+		// The reference's client sends nothing before it (rule 1): a
+		// platform that waits for the join first waits for ever.
+		return m.timeout(ctx, "no history batch after the handshake, which the client waits for before it sends anything")
 	}
 	if errors.Is(in.err, errFrameTooLarge) {
 		return m.frameError(nil, in.err)

@@ -90,7 +90,7 @@ func (m *MessagingSession) exchange(ctx context.Context, typ string, payload map
 			}
 			continue
 		case <-ctx.Done():
-			return turn, m.timeout(ctx)
+			return turn, m.timeout(ctx, m.awaited(turn, st))
 		}
 		if in.err != nil {
 			if err := m.reconnect(ctx, turn, in.err, st); err != nil {
@@ -140,24 +140,35 @@ func (m *MessagingSession) turnContext(ctx context.Context) (context.Context, co
 var errTurnTimeout = errors.New("turn timeout")
 
 // timeout is the error of a turn whose context ended: the turn's own
-// deadline (a *turnTimeoutError inside the *NetworkError), or the
-// caller's.
-func (m *MessagingSession) timeout(ctx context.Context) error {
-	err := ctx.Err()
+// deadline or the caller's, with what the turn was still waiting for
+// (lacked), both in a *turnTimeoutError inside the *NetworkError. A
+// debug-chat timeout names the call it cut short; a Messaging turn waits
+// on one socket for a while, and its events alone cannot say why the
+// wait never ended: an answer whose typing indicator stayed on reads in
+// the transcript as an answer, a join the client never sent (no history
+// batch came) as an agent that did not greet.
+func (m *MessagingSession) timeout(ctx context.Context, lacked string) error {
+	te := &turnTimeoutError{lacked: lacked, err: ctx.Err()}
 	if errors.Is(context.Cause(ctx), errTurnTimeout) {
-		err = &turnTimeoutError{limit: m.start.TurnTimeout, err: err}
+		te.limit = m.start.TurnTimeout
 	}
-	return m.netError(err)
+	return m.netError(te)
 }
 
-// turnTimeoutError is a turn that ran out of MessagingStart.TurnTimeout.
+// turnTimeoutError is a turn whose context ended: limit is
+// MessagingStart.TurnTimeout when the turn's own timer ended it, 0 when
+// the caller's context did.
 type turnTimeoutError struct {
-	limit time.Duration
-	err   error // the context's
+	limit  time.Duration
+	lacked string
+	err    error // the context's
 }
 
 func (e *turnTimeoutError) Error() string {
-	return fmt.Sprintf("no complete answer within %s: %v", e.limit, e.err)
+	if e.limit > 0 {
+		return fmt.Sprintf("no complete answer within %s (%s): %v", e.limit, e.lacked, e.err)
+	}
+	return fmt.Sprintf("%s: %v", e.lacked, e.err)
 }
 
 func (e *turnTimeoutError) Unwrap() error { return e.err }
@@ -169,10 +180,50 @@ func (e *turnTimeoutError) Unwrap() error { return e.err }
 // client's fire first, and should report it as the timeout it is, not as
 // the *NetworkError that carries it.
 func MessagingTurnTimeout(err error) (time.Duration, bool) {
-	if te, ok := errors.AsType[*turnTimeoutError](err); ok {
+	if te, ok := errors.AsType[*turnTimeoutError](err); ok && te.limit > 0 {
 		return te.limit, true
 	}
 	return 0, false
+}
+
+// MessagingAwaited is what a Messaging turn whose context ended (its own
+// timeout, or its caller's) was still waiting for, e.g. "the answer
+// came, but the agent's typing indicator stayed on", or "" when err is
+// no such turn.
+func MessagingAwaited(err error) string {
+	if te, ok := errors.AsType[*turnTimeoutError](err); ok {
+		return te.lacked
+	}
+	return ""
+}
+
+// awaited says what an exchange still waits for: what the events so far
+// lack for the answer to be complete (the rules of "Completion").
+func (m *MessagingSession) awaited(turn *MessagingTurn, st *turnState) string {
+	what := "the user message"
+	switch st.typ {
+	case m.events.Join:
+		what = "the join request"
+	case m.events.UserMessage:
+	default:
+		what = typeText(st.typ)
+	}
+	if i := turn.stream(""); i >= 0 {
+		return fmt.Sprintf("the stream of message %s never completed (no final chunk, stream end or whole message)", clipID(turn.Messages[i].ID))
+	}
+	switch {
+	case st.answered && m.typingOn:
+		return "an answer came, but the agent's typing indicator stayed on, and an answer is complete when it goes off"
+	case st.answered:
+		// Typing off: the quiet that completes an answer on a platform
+		// without a typing indicator had not passed.
+		return fmt.Sprintf("an answer came, and no event completed it within the %s of quiet that completes one without a typing indicator", m.start.Settle)
+	case st.typ == m.events.Join && !m.joined:
+		return "no answer to " + what + ": the agent did not join"
+	case m.typingOn:
+		return "no answer to " + what + ": the agent's typing indicator stayed on"
+	}
+	return "no answer to " + what
 }
 
 // send writes a frame. When the socket is gone it reconnects and writes
@@ -184,7 +235,7 @@ func (m *MessagingSession) send(ctx context.Context, frame []byte, turn *Messagi
 			return nil
 		}
 		if ctx.Err() != nil {
-			return m.timeout(ctx)
+			return m.timeout(ctx, "the platform did not take "+typeText(st.typ)+": the write did not complete")
 		}
 		gone, rerr := m.takeRest(ctx, turn, st)
 		if rerr != nil {
@@ -230,7 +281,7 @@ func (m *MessagingSession) takeRest(ctx context.Context, turn *MessagingTurn, st
 				return nil, err
 			}
 		case <-ctx.Done():
-			return nil, m.timeout(ctx)
+			return nil, m.timeout(ctx, "the socket that refused a write did not close")
 		}
 	}
 }
@@ -307,6 +358,7 @@ func (m *MessagingSession) accept(data []byte, turn *MessagingTurn, st *turnStat
 		// The flood goes on: drop the socket now, rather than wait in
 		// Close for a close handshake the platform is too busy to read.
 		m.conn.CloseNow()
+		turn.shed()
 		return m.frameError(nil, fmt.Errorf("more than %s or %d frames in one turn without its answer ending it: the platform floods the session",
 			sizeText(m.limits.turnBytes), m.limits.turnFrames))
 	}

@@ -16,6 +16,10 @@ const (
 	SystemLevelError = "SYSTEM_MESSAGE_LEVEL_ERROR"
 	// EventTypePrefix starts every event type the reference names.
 	EventTypePrefix = "EVENT_TYPE_"
+	// ClientIDKey is the metadata.custom member with which agenttest tags
+	// each client event, so that its echo can be recognised after a
+	// reconnect: the client's, not the scenario's metadata.
+	ClientIDKey = "agenttest_id"
 )
 
 // IsAgentJoined reports whether an event type is the agent's joined event
@@ -63,6 +67,10 @@ type Messaging struct {
 	Reconnects int `json:"reconnects,omitempty"`
 	Resent     int `json:"resent,omitempty"`
 	Duplicates int `json:"duplicates,omitempty"`
+	// Flooded counts the events of a turn the platform flooded (past
+	// the bounds of a turn, an error) that were not kept: Events holds
+	// the first 1000.
+	Flooded int `json:"flooded,omitempty"`
 }
 
 // Event is one received Messaging event, redacted.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/result"
 )
 
@@ -357,6 +358,12 @@ func (d detail) writeTranscript(a *result.Attempt, upTo int, indent string) {
 	d.line(indent, head+":")
 	in := indent + "  "
 	var prev map[string]any
+	var opening *result.Turn
+	for _, t := range a.Turns {
+		if t != nil && t.Index == 0 {
+			opening = t
+		}
+	}
 	for _, t := range a.Turns {
 		if t == nil {
 			continue
@@ -372,7 +379,7 @@ func (d detail) writeTranscript(a *result.Attempt, upTo int, indent string) {
 		msg := in + "  "
 		if t.Index > 0 {
 			d.message(msg, "> ", saidText(t.Say))
-			if md := sentMetadata(t); md != "" {
+			if md := sentMetadata(t, opening); md != "" {
 				d.line(msg+"  ", d.st.flat("metadata: "+md))
 			}
 		}
@@ -421,12 +428,17 @@ func (d detail) writeTranscript(a *result.Attempt, upTo int, indent string) {
 	}
 }
 
-// sentMetadata is the user input metadata a debug-chat turn sent (its
-// request's metadata object, compact and as kept: masked), or "": what
-// the agent read as input besides the text is part of what it was told.
-func sentMetadata(t *result.Turn) string {
-	if t.Messaging != nil || len(t.Request) == 0 {
+// sentMetadata is the user input metadata a turn sent (a debug-chat
+// request's metadata object, compact and as kept: masked; over
+// Messaging, the turn's own custom metadata, sentCustom), or "": what the
+// agent read as input besides the text is part of what it was told.
+// opening is the attempt's opening turn, or nil.
+func sentMetadata(t, opening *result.Turn) string {
+	if len(t.Request) == 0 {
 		return ""
+	}
+	if t.Messaging != nil {
+		return sentCustom(t, opening)
 	}
 	var req struct {
 		Metadata json.RawMessage `json:"metadata"`
@@ -437,6 +449,56 @@ func sentMetadata(t *result.Turn) string {
 	var b bytes.Buffer
 	if json.Compact(&b, req.Metadata) != nil || b.String() == "{}" {
 		return ""
+	}
+	return b.String()
+}
+
+// sentCustom is the custom metadata a Messaging turn sent of its own: its
+// client event's metadata.custom without the client's tag
+// (reply.ClientIDKey) and without the integration attributes the join
+// carried, which every client event repeats (a turn's value of one of
+// them that differs is its own). Keys come sorted, as the client sends
+// them.
+func sentCustom(t, opening *result.Turn) string {
+	custom := requestCustom(t.Request)
+	delete(custom, reply.ClientIDKey)
+	if opening != nil {
+		for k, v := range requestCustom(opening.Request) {
+			if w, ok := custom[k]; ok && compactJSON(w) == compactJSON(v) {
+				delete(custom, k)
+			}
+		}
+	}
+	if len(custom) == 0 {
+		return ""
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(custom) != nil {
+		return ""
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// requestCustom is the metadata.custom object of a Messaging client
+// event, member by member, or nil.
+func requestCustom(raw json.RawMessage) map[string]json.RawMessage {
+	var ev struct {
+		Metadata struct {
+			Custom map[string]json.RawMessage `json:"custom"`
+		} `json:"metadata"`
+	}
+	if json.Unmarshal(raw, &ev) != nil {
+		return nil
+	}
+	return ev.Metadata.Custom
+}
+
+func compactJSON(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return string(raw)
 	}
 	return b.String()
 }

@@ -792,6 +792,47 @@ func TestTranscriptEmptyReply(t *testing.T) {
 	}
 }
 
+// TestTranscriptMessagingMetadata: a turn over Messaging shows the
+// metadata it sent of its own, as one over debug chat does: its client
+// event's custom metadata without the client's tag and without the
+// integration attributes every event repeats, unless it gave one of them
+// another value. Before, a web chat turn showed none, and a failure that
+// turned on it (the account number a signed-in page sends) read as if
+// the agent had been told only the text.
+func TestTranscriptMessagingMetadata(t *testing.T) {
+	t.Parallel()
+	custom := func(index int, say, custom string) *result.Turn {
+		turn := msgTurn(index, 4, say, "Hello.", "c1", 0, &reply.Messaging{})
+		typ, payload := "EVENT_TYPE_USER_MESSAGE", `{"text":"`+say+`"}`
+		if index == 0 {
+			typ, payload = "EVENT_TYPE_REQUEST_VENDOR_AGENT_JOIN", `{}`
+		}
+		turn.Request = json.RawMessage(`{"metadata":{"custom":` + custom + `},"payload":` + payload + `,"type":"` + typ + `"}`)
+		return turn
+	}
+	join := custom(0, "", `{"agenttest_id":"c1","page":"/account","tier":"gold"}`)
+	for _, tc := range []struct {
+		name  string
+		turns []*result.Turn
+		want  string
+	}{
+		{"the turn's own, the attributes left out", []*result.Turn{join, custom(1, "my bill", `{"account_number":"12345678","agenttest_id":"c2","page":"/account","tier":"gold"}`)},
+			"    > my bill\n      metadata: {\"account_number\":\"12345678\"}\n"},
+		{"an attribute given another value", []*result.Turn{join, custom(1, "my bill", `{"agenttest_id":"c2","page":"/bills","tier":"gold"}`)},
+			"    > my bill\n      metadata: {\"page\":\"/bills\"}\n"},
+		{"none of its own", []*result.Turn{join, custom(1, "my bill", `{"agenttest_id":"c2","page":"/account","tier":"gold"}`)},
+			"    > my bill\n    < Hello.\n"},
+		{"no opening kept", []*result.Turn{custom(1, "a&b", `{"agenttest_id":"c2","q":"<a&b>","n":{"x":[1, 2]}}`)},
+			"    > a&b\n      metadata: {\"n\":{\"x\":[1,2]},\"q\":\"<a&b>\"}\n"},
+	} {
+		var b strings.Builder
+		detail{b: &b}.writeTranscript(&result.Attempt{Turns: tc.turns}, -1, "")
+		if got := b.String(); !strings.Contains(got, tc.want) {
+			t.Errorf("%s: got\n%s\nwant it to hold\n%s", tc.name, got, tc.want)
+		}
+	}
+}
+
 // TestTranscriptStateAndDelay: a reply without a state object moves no
 // key, so the next state is compared with the last one seen; a holding
 // message the platform flagged says so.

@@ -80,7 +80,7 @@ import (
 //	messaging {session_id, events: [{id, type, kind, timestamp, text, level,
 //	          delayed, replayed}], system: [{level, text}], session_ended, end_reason,
 //	          joined, handoff: {destination, reason, joined, live_agent},
-//	          completed_by, reconnects, resent, duplicates}
+//	          completed_by, reconnects, resent, duplicates, flooded}
 //	pos      {file, line, col}
 //
 // shard says which share of its selection a run ran (--shard K/N):

@@ -39,7 +39,11 @@ func (d detail) writeMessaging(indent string, m *reply.Messaging) {
 			n++
 		}
 		flush()
-		d.line(indent, d.st.flat("events: "+strings.Join(types, " → ")))
+		line := "events: " + strings.Join(types, " → ")
+		if m.Flooded > 0 {
+			line += fmt.Sprintf(" → %d more, not kept: the platform flooded the turn", m.Flooded)
+		}
+		d.line(indent, d.st.flat(line))
 	}
 	for _, s := range m.System {
 		line := d.st.flat(fmt.Sprintf("system message [%s]: %s", s.Level, s.Text))

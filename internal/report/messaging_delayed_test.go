@@ -103,6 +103,9 @@ func TestWriteMessagingLines(t *testing.T) {
 			"handoff → billing-queue\n"},
 		{"a live agent joined, unnamed", &reply.Messaging{Handoff: &reply.MessagingHandoff{Destination: "q", Joined: true}},
 			"handoff → q (live agent joined)\n"},
+		// A flood is its first events, and a count of the rest.
+		{"flooded", &reply.Messaging{Events: []reply.Event{ev("1", "EVENT_TYPE_VENDOR_AGENT_TYPING", ""), ev("2", "EVENT_TYPE_VENDOR_AGENT_TYPING", "")}, Flooded: 99997},
+			"events: EVENT_TYPE_VENDOR_AGENT_TYPING ×2 → 99997 more, not kept: the platform flooded the turn\n"},
 		{"session ended, no reason", &reply.Messaging{SessionEnded: true}, "session ended\n"},
 		{"session ended with a reason", &reply.Messaging{SessionEnded: true, EndReason: "agent closed"}, "session ended (agent closed)\n"},
 	} {

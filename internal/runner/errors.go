@@ -40,16 +40,21 @@ type timeoutError struct {
 	err  error
 }
 
-// Error names the limit, and the HTTP call it cut short when the client
-// says which: the platform's slow endpoint, for whoever looks into it. A
-// Messaging turn waits on the session's socket, and is said as the
-// client's own turn timer says it (classify).
+// Error names the limit, and the call it cut short when the client
+// says which: the platform's slow endpoint, for whoever looks into it.
+// A Messaging turn cut short on its socket also says what it was still
+// waiting for (platform.MessagingAwaited): its events alone do not tell
+// an answer whose typing indicator stayed on from a complete one.
 func (e *timeoutError) Error() string {
 	var ne *platform.NetworkError
-	if errors.As(e.err, &ne) && ne.Method != "" && ne.Path != "" && !platform.IsMessaging(e.err) {
-		return e.what + " exceeded (" + ne.Method + " " + ne.Path + ")"
+	if !errors.As(e.err, &ne) || ne.Method == "" || ne.Path == "" {
+		return e.what + " exceeded"
 	}
-	return e.what + " exceeded"
+	call := ne.Method + " " + ne.Path
+	if awaited := platform.MessagingAwaited(e.err); awaited != "" {
+		call += ": " + awaited
+	}
+	return e.what + " exceeded (" + call + ")"
 }
 func (e *timeoutError) Unwrap() error { return e.err }
 
@@ -96,7 +101,7 @@ func classifyCall(err error, starting bool) (e *result.Error, retry bool) {
 		// runner's (MessagingOptions.TurnTimeout shorter, or the
 		// runner's moved out by rate-limit waits): the same timeout as
 		// a debug-chat turn's, not a network error.
-		return &result.Error{Kind: result.KindTimeout, Message: (&timeoutError{what: fmt.Sprintf("turn timeout of %s", msgTimeout)}).Error()}, true
+		return &result.Error{Kind: result.KindTimeout, Message: (&timeoutError{what: fmt.Sprintf("turn timeout of %s", msgTimeout), err: err}).Error()}, true
 	case errors.As(err, &rl):
 		// The case's wait budget is spent: another attempt would only
 		// wait more.

@@ -750,31 +750,40 @@ scenarios:
 // client's own turn timeout (MessagingOptions.TurnTimeout) errors the case
 // as a timeout, as a debug-chat turn that runs out of the runner's does,
 // not as a network error: the platform was reached and did not answer in
-// time. The clocks are fake; only the client's timer fires when the
-// clock passes its timeout alone.
+// time. Like a debug-chat timeout naming its call, it names the socket
+// and what the turn still waited for. The clocks are fake; only the
+// client's timer fires when the clock passes its timeout alone.
 func TestMessagingClientTurnTimeout(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name           string
 		client, runner time.Duration
-		// advance is how far the clock moves once the user message
-		// arrived.
+		// advance is how far the clock moves once the client event
+		// the platform leaves unanswered arrived: the join (stall 1) or
+		// the user message (stall 2).
 		advance time.Duration
+		stall   int
 		want    string
 	}{
-		{"the client's timer alone", 5 * time.Second, 10 * time.Second, 7 * time.Second, "turn timeout of 5s exceeded"},
-		{"the runner's timer first", 10 * time.Second, 10 * time.Second, time.Minute, "turn timeout of 10s exceeded"},
+		{"the client's timer alone", 5 * time.Second, 10 * time.Second, 7 * time.Second, 2,
+			"turn timeout of 5s exceeded (WS /ws: no answer to the user message)"},
+		{"the runner's timer first", 10 * time.Second, 10 * time.Second, time.Minute, 2,
+			"turn timeout of 10s exceeded (WS /ws: no answer to the user message)"},
+		{"the agent never joins", 5 * time.Second, 10 * time.Second, 7 * time.Second, 1,
+			"turn timeout of 5s exceeded (WS /ws: no answer to the join request: the agent did not join)"},
+		{"the agent never joins, the runner's timer first", 10 * time.Second, 10 * time.Second, time.Minute, 1,
+			"turn timeout of 10s exceeded (WS /ws: no answer to the join request: the agent did not join)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			clk := fakeclock.New()
 			p := platformtest.StartMessaging(t, func(n int, _ []byte) []platformtest.Frame {
-				if n == 1 {
-					return []platformtest.Frame{platformtest.Joined("1", ""), platformtest.Message("2", "", "Welcome."), platformtest.TypingStop("3")}
+				if n == tc.stall {
+					// Both turn timers are set.
+					clk.Advance(tc.advance)
+					return nil
 				}
-				// The user message arrived: both turn timers are set.
-				clk.Advance(tc.advance)
-				return nil
+				return []platformtest.Frame{platformtest.Joined("1", ""), platformtest.Message("2", "", "Welcome."), platformtest.TypingStop("3")}
 			})
 			// The client's timers run on its Now (Config.AfterFunc).
 			base := platform.Config{BuildURL: p.URL, MessagingURL: p.URL, MessagingHost: p.Host, AllowHTTP: true, Now: clk.Now,

@@ -753,7 +753,8 @@ func TestMessagingScenarioTimeoutFallsDuringAHandshakePause(t *testing.T) {
 		if tc.want == result.Passed {
 			return
 		}
-		if want := fmt.Sprintf("scenario timeout of %s exceeded", tc.timeout); a.Error == nil || a.Error.Kind != result.KindTimeout ||
+		// Each runs out in a handshake the slow transport holds.
+		if want := fmt.Sprintf("scenario timeout of %s exceeded (WS /ws: the handshake of the socket did not complete)", tc.timeout); a.Error == nil || a.Error.Kind != result.KindTimeout ||
 			a.Error.Message != want || len(a.Failures) != 0 {
 			t.Errorf("error %+v, failures %+v: want the scenario's timeout, %q", a.Error, a.Failures, want)
 		}
@@ -836,7 +837,7 @@ func TestMessagingClientTurnTimeoutRetried(t *testing.T) {
 	if c.Status != result.Flaky || len(c.Attempts) != 2 {
 		t.Fatalf("status %s after %d attempts, want flaky after 2", c.Status, len(c.Attempts))
 	}
-	if a := c.Attempts[0]; a.Status != result.Errored || a.Error.Kind != result.KindTimeout || a.Error.Message != "turn timeout of 5s exceeded" || len(a.Failures) != 0 {
+	if a := c.Attempts[0]; a.Status != result.Errored || a.Error.Kind != result.KindTimeout || a.Error.Message != "turn timeout of 5s exceeded (WS /ws: no answer to the user message)" || len(a.Failures) != 0 {
 		t.Errorf("first attempt %s, error %+v, failures %+v: want errored, the client's turn timeout", a.Status, a.Error, a.Failures)
 	}
 	if a := c.Attempts[1]; a.Status != result.Passed {
