@@ -381,6 +381,9 @@ func (c *Client) OpenMessaging(ctx context.Context, st MessagingStart) (*Messagi
 	if c.cfg.MessagingHost == "" {
 		problems = append(problems, "the messaging host (X-Host) is not configured")
 	}
+	if err := ownCustom("integration attribute", st.Custom); err != nil {
+		problems = append(problems, err.Error())
+	}
 	if len(problems) > 0 {
 		return nil, fmt.Errorf("open messaging: %s", strings.Join(problems, "; "))
 	}
@@ -489,7 +492,22 @@ func (m *MessagingSession) Say(ctx context.Context, text string) (*MessagingTurn
 // Send sends a user message with its own custom metadata. On error the
 // turn holds what arrived.
 func (m *MessagingSession) Send(ctx context.Context, msg MessagingMessage) (*MessagingTurn, error) {
+	if err := ownCustom("user input metadata key", msg.Custom); err != nil {
+		return &MessagingTurn{Started: m.c.now()}, fmt.Errorf("messaging session %s: %w", m.sessionID, err)
+	}
 	return m.exchange(ctx, m.events.UserMessage, map[string]any{"text": msg.Text}, msg.Custom, nil)
+}
+
+// ownCustom refuses a custom metadata member of the scenario's (what: an
+// integration attribute, a turn's metadata key) named as the client's
+// tag of its events, clientIDKey: the tag would replace it in every
+// event, unsaid, and the agent would read agenttest's id where the
+// scenario meant its own value.
+func ownCustom(what string, custom map[string]any) error {
+	if _, ok := custom[clientIDKey]; ok {
+		return fmt.Errorf("%s %q: agenttest tags each web chat event with a metadata.custom member of that name (its echo tells the run's events apart after a reconnect), which would replace yours: name it otherwise", what, clientIDKey)
+	}
+	return nil
 }
 
 // Join sends the join request again: after an answer that the

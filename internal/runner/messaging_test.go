@@ -1133,3 +1133,34 @@ func TestMessagingInterruptedWhileRateLimited(t *testing.T) {
 		})
 	}
 }
+
+// TestMessagingRefusesTheClientsTag: over messaging, agenttest tags each
+// client event with metadata.custom.agenttest_id; a scenario's own
+// member of that name, a turn's metadata key or an integration
+// attribute, was replaced by the tag without a word, and the agent read
+// agenttest's id. It is the scenario's configuration error, at once.
+func TestMessagingRefusesTheClientsTag(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, scenario, want string }{
+		{"turn metadata", `
+    turns:
+      - say: hi
+        metadata: {agenttest_id: mine}
+        expect: {response: {contains: a}}`, `user input metadata key "agenttest_id": agenttest tags each web chat event`},
+		{"integration attribute", `
+    start: {integration_attributes: {agenttest_id: mine}}
+    turns:
+      - say: hi
+        expect: {response: {contains: a}}`, `integration attribute "agenttest_id": agenttest tags each web chat event`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newMsgEnv(t, sim.Options{Seed: 1})
+			c := runOne(t, e.opts(t), "suite: tag\nagent: utility-billing\nvia: messaging\nscenarios:\n  - name: n"+tc.scenario+"\n")
+			a := c.Deciding()
+			if c.Status != result.Errored || a == nil || a.Error == nil || a.Error.Kind != result.KindConfig || !strings.Contains(a.Error.Message, tc.want) {
+				t.Errorf("%s%s, want a configuration error %q", c.Status, describe(c), tc.want)
+			}
+		})
+	}
+}
