@@ -766,9 +766,9 @@ func TestMessagingEndBeforeEchoAnswersTheRequest(t *testing.T) {
 // under the name MessagingStart.Events gives it (a platform with names of
 // its own), with its payload and with
 // metadata.custom holding the session's custom values, the message's
-// over them, and the client's id over both: the id is what recognises
-// the event's echo after a reconnect. Join is refused once the agent
-// joined.
+// over them, and the client's id: the id is what recognises the event's
+// echo after a reconnect, and a custom value of its name is refused
+// (ownCustom). Join is refused once the agent joined.
 func TestMessagingClientEventsOnTheWire(t *testing.T) {
 	t.Parallel()
 	got := make(chan map[string]any, 8)
@@ -794,13 +794,16 @@ func TestMessagingClientEventsOnTheWire(t *testing.T) {
 	c := plantedMessagingClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
 	names := MessagingClientEvents{Join: "X_JOIN", UserMessage: "X_SAY", RequestLiveAgent: "X_HUMAN", EndSession: "X_BYE"}
 	m := open(t, c, MessagingStart{TurnTimeout: time.Minute, Settle: time.Minute, Events: names,
-		Custom: map[string]any{"tenant": "t1", "lang": "en", clientIDKey: "theirs"}})
+		Custom: map[string]any{"tenant": "t1", "lang": "en"}})
 	ctx := context.Background()
 	for _, call := range []func() (*MessagingTurn, error){
 		func() (*MessagingTurn, error) {
 			// A key the user typed reaches the platform, and no report:
 			// the turn keeps the request masked.
-			turn, err := m.Send(ctx, MessagingMessage{Text: "hi " + plantedConnector, Custom: map[string]any{"lang": "fr", clientIDKey: "mine"}})
+			if _, err := m.Send(ctx, MessagingMessage{Text: "hi", Custom: map[string]any{clientIDKey: "mine"}}); err == nil || !strings.Contains(err.Error(), "would replace yours") {
+				t.Errorf("a message's own %s: %v, want it refused before it is sent", clientIDKey, err)
+			}
+			turn, err := m.Send(ctx, MessagingMessage{Text: "hi " + plantedConnector, Custom: map[string]any{"lang": "fr"}})
 			if err == nil && strings.Contains(string(turn.Request), "PLANTED") {
 				t.Errorf("the request kept the key: %s", turn.Request)
 			}
