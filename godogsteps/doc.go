@@ -41,7 +41,8 @@
 // the others with the team's definitions. They read what agenttest's
 // steps found from the context godog gives them: Expand expands ${name}
 // (a value an "I remember" step captured, an Examples column,
-// ${env:NAME}), and ConversationID is the conversation's id. A scenario whose steps of
+// ${env:NAME}; never to a key of the Options, which it refuses), and
+// ConversationID is the conversation's id. A scenario whose steps of
 // agenttest's are setup steps alone (a shared Background's Given the
 // agent "..." above the team's own steps) opens no session.
 //

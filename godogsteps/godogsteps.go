@@ -312,7 +312,15 @@ func New(o Options) (*Steps, error) {
 	if err := o.Validate(); err != nil {
 		return nil, fmt.Errorf("godogsteps: %w", err)
 	}
+	red, err := secret.New(append([]string{o.BuildKey, o.RuntimeKey, o.CallToken}, o.tokens()...)...)
+	if err != nil {
+		return nil, fmt.Errorf("godogsteps: %w", err) // Validate checked them
+	}
 	cfg := platform.Config{
+		// One redactor for the client and the runner: the signing
+		// secret RegisterWebhook learns, and one a refused registration
+		// quotes, is masked by both from then on.
+		Redactor: red,
 		BuildURL: o.BuildURL, BuildKey: o.BuildKey,
 		RuntimeURL: o.RuntimeURL, AccountID: o.AccountID, RuntimeKey: o.RuntimeKey, CallToken: o.CallToken,
 		HTTPClient: o.HTTPClient, Now: o.Now, AllowHTTP: o.AllowHTTP, MaxReplyBytes: o.MaxReplyBytes,
@@ -324,10 +332,6 @@ func New(o Options) (*Steps, error) {
 	client, err := platform.New(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("godogsteps: %w", err)
-	}
-	red, err := secret.New(append([]string{o.BuildKey, o.RuntimeKey, o.CallToken}, o.tokens()...)...)
-	if err != nil {
-		return nil, fmt.Errorf("godogsteps: %w", err) // Validate checked them
 	}
 	ropts := runner.Options{
 		Channel:        runner.DebugChat(client),
@@ -610,7 +614,11 @@ type stateKey struct{}
 //
 // It fails for a name the scenario has no value of, and in a scenario
 // with no conversation of agenttest's steps (one of your steps alone, or
-// ctx not godog's).
+// ctx not godog's). It fails too for a text that holds a key or token of
+// the Options, written out or expanded (${env:AGENTTEST_BUILD_KEY}), as
+// agenttest's steps refuse to send one: a key goes only in the headers of
+// a call to its own host, never to a step that may send it elsewhere or
+// print it. The error names neither the key nor where it was.
 func Expand(ctx context.Context, text string) (string, error) {
 	st, ok := ctx.Value(stateKey{}).(*state)
 	if !ok {
@@ -621,7 +629,9 @@ func Expand(ctx context.Context, text string) (string, error) {
 	}
 	out, err := st.session.Expand(text)
 	if err != nil {
-		return "", fmt.Errorf("godogsteps: expand %q: %w", text, err)
+		// The text is the feature file's, which may quote a key as
+		// written; the error goes to godog's output and reports.
+		return "", st.steps.opts.Redactor.Error(fmt.Errorf("godogsteps: expand %q: %w", text, err))
 	}
 	return out, nil
 }

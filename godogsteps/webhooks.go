@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/webhook"
 )
 
@@ -56,10 +57,22 @@ func (s *Steps) RegisterWebhook(ctx context.Context, publicURL string) error {
 	if s.receiver == nil {
 		return errors.New("godogsteps: register webhook: no Options.WebhookReceiver to give the signing secret to")
 	}
-	_, secret, err := webhook.Register(ctx, s.client, publicURL, nil, "")
+	ep, secret, err := webhook.Register(ctx, s.client, publicURL, nil, "")
 	if err != nil {
 		// The platform's answer may echo what it was sent.
 		return fmt.Errorf("godogsteps: register webhook: %s", s.client.Redact(err.Error()))
+	}
+	// The secret is known only now, after the redactors were built: a
+	// platform that echoes it in a reply or an error body would put it
+	// into godog's output and every formatter's report. The client and
+	// the steps share the redactor that learns it. One too short to be
+	// masked is of no use: the endpoint goes, and no delivery verifies.
+	if err := s.opts.Redactor.Learn("the signing secret the platform issued for the webhook endpoint", secret); err != nil {
+		derr := s.client.DeleteWebhook(ctx, ep.ID)
+		if derr != nil && !platform.IsNotFound(derr) {
+			err = fmt.Errorf("%w; and the endpoint could not be deleted: %s", err, s.client.Redact(derr.Error()))
+		}
+		return fmt.Errorf("godogsteps: register webhook: %w", err)
 	}
 	s.receiver.r.SetSecret(secret)
 	return nil

@@ -1,0 +1,178 @@
+package godogsteps_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/fstest"
+
+	"github.com/cucumber/godog"
+
+	"github.com/agenttest/agenttest/godogsteps"
+	"github.com/agenttest/agenttest/internal/secret"
+	"github.com/agenttest/agenttest/internal/sim"
+	"github.com/agenttest/agenttest/internal/sim/simtest"
+)
+
+// TestExpandHandsNoKey: a team's step that expands its argument gets no
+// key of the Options, whether the feature file reads it from the
+// environment (${env:LEAK}, which the Options' key is in) or pastes it;
+// the step fails with an error that shows neither the key nor where it
+// was. Before, Expand returned the key to the team's step, which sends
+// it to its own backend, and the error of a text that failed for another
+// reason quoted the pasted key.
+func TestExpandHandsNoKey(t *testing.T) {
+	const key = "eyJhbGci.PLANTED+key/0123"
+	s := simtest.Start(t, sim.Options{Seed: 1, BuildKey: key})
+	features := fstest.MapFS{"crm.feature": {Data: []byte(`@agent:restaurant
+Feature: crm
+  Scenario: read from the environment
+    When the user says "hello"
+    Then our CRM is told "${env:LEAK}"
+
+  Scenario: pasted beside a reference
+    When the user says "hello"
+    Then our CRM is told "` + key + ` ${nothing}"
+
+  Scenario: an ordinary reference
+    When the user says "hello"
+    Then our CRM is told "${env:OTHER}"
+`)}}
+	steps, err := godogsteps.New(godogsteps.Options{
+		BuildURL: s.BuildURL, BuildKey: key, Features: features,
+		Getenv: func(name string) (string, bool) {
+			switch name {
+			case "LEAK":
+				return key, true
+			case "OTHER":
+				return "table for 4", true
+			}
+			return "", false
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu   sync.Mutex
+		told []string
+	)
+	status, errs := godogRun(steps, func(sc *godog.ScenarioContext) {
+		sc.Step(`^our CRM is told "([^"]*)"$`, func(ctx context.Context, text string) error {
+			out, err := godogsteps.Expand(ctx, text)
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			told = append(told, out)
+			return nil
+		})
+	}, features, godog.Options{Strict: true}, "crm.feature")
+	if status != 1 || len(told) != 1 || told[0] != "table for 4" {
+		t.Errorf("godog status %d, the CRM was told %q: want only the ordinary reference's text", status, told)
+	}
+	for name, want := range map[string]string{
+		"read from the environment": `godogsteps: expand "${env:LEAK}": holds a key or secret of the target`,
+		"pasted beside a reference": `godogsteps: expand "` + secret.Mask,
+	} {
+		if got := errs[name]; !strings.Contains(got, want) {
+			t.Errorf("scenario %q failed with %q, want %q", name, got, want)
+		}
+	}
+	for name, got := range errs {
+		for _, form := range secret.Forms(key) {
+			if strings.Contains(got, form) {
+				t.Errorf("scenario %q: the error shows %q: %s", name, form, got)
+			}
+		}
+	}
+}
+
+// TestRegisteredSecretNeverShown: the signing secret RegisterWebhook gets
+// from the platform is masked in everything godog prints from then on: a
+// reply that echoes it fails a step, in godog's output, the step's error
+// and its transcript attachment, as agenttest run masks the secret it
+// learns. One too short to be masked is refused and its endpoint
+// deleted. Before, the secret went into every formatter's output, and a
+// short one was kept.
+func TestRegisteredSecretNeverShown(t *testing.T) {
+	for _, tc := range []struct {
+		name, issued string
+		wantErr      string
+	}{
+		{name: "masked from then on", issued: "whsec_LEARNT-7d2a9c41e0b3f856"},
+		{name: "too short to mask", issued: "whsec_1", wantErr: "godogsteps: register webhook: the signing secret the platform issued for the webhook endpoint is"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var deleted atomic.Bool
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				switch {
+				case r.URL.Path == "/v1/webhooks/endpoints" && r.Method == http.MethodGet:
+					fmt.Fprint(w, `{"endpoints":[]}`)
+				case r.URL.Path == "/v1/webhooks/endpoints" && r.Method == http.MethodPost:
+					var reg struct {
+						URL    string   `json:"url"`
+						Events []string `json:"events"`
+					}
+					json.NewDecoder(r.Body).Decode(&reg)
+					json.NewEncoder(w).Encode(map[string]any{"id": "whe_1", "url": reg.URL, "events": reg.Events, "signing_secret": tc.issued})
+				case r.URL.Path == "/v1/webhook-endpoints/whe_1" && r.Method == http.MethodDelete:
+					deleted.Store(true)
+					w.WriteHeader(http.StatusNoContent)
+				case strings.Contains(r.URL.Path, "/debug-chat"):
+					fmt.Fprintf(w, `{"conversationId":"conv-1","userInput":"","response":"signed with %s","metadata":{"currentNode":"Greeting","nodeTrace":["Greeting"],"state":{}},"conversationEnded":false,"delayedResponse":false}`, tc.issued)
+				default:
+					http.NotFound(w, r)
+				}
+			}))
+			t.Cleanup(srv.Close)
+			features := fstest.MapFS{"hook.feature": {Data: []byte(`@agent:clinic
+Feature: webhooks
+  Scenario: an echo
+    When the user says "hello"
+    Then the agent says "hello"
+`)}}
+			rcv := godogsteps.NewWebhookReceiver("")
+			steps, err := godogsteps.New(godogsteps.Options{BuildURL: srv.URL, BuildKey: "bk_0123456789abcdef", AllowHTTP: true, Features: features, WebhookReceiver: rcv})
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = steps.RegisterWebhook(context.Background(), "https://hooks.example.com/")
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || strings.Contains(err.Error(), tc.issued) || !deleted.Load() {
+					t.Fatalf("RegisterWebhook: %v (endpoint deleted: %v); want %q, the endpoint deleted and no secret", err, deleted.Load(), tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out strings.Builder
+			var failed scenarioErrors
+			status := godog.TestSuite{
+				ScenarioInitializer: func(sc *godog.ScenarioContext) {
+					steps.Register(sc)
+					failed.record(sc)
+				},
+				Options: &godog.Options{Format: "pretty,cucumber", Output: &out, FS: features, Paths: []string{"hook.feature"}, Strict: true, NoColors: true},
+			}.Run()
+			got := failed.errs["an echo"]
+			if status != 1 || !strings.Contains(got, "signed with "+secret.Mask) || !strings.Contains(out.String(), "embeddings") {
+				t.Fatalf("godog status %d, error %q: want the echo failing the step, masked, with its transcript\n%s", status, got, out.String())
+			}
+			for _, form := range secret.Forms(tc.issued) {
+				if strings.Contains(got, form) || strings.Contains(out.String(), form) {
+					t.Errorf("godog shows %q:\n%s\n%s", form, got, out.String())
+				}
+			}
+		})
+	}
+}
