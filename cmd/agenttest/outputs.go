@@ -494,12 +494,36 @@ func guardMessage(st *State, err error) error {
 	}
 	var msg bytes.Buffer
 	code := exitCode(err, &msg)
-	if !strings.Contains(msg.String(), "::") && !strings.Contains(msg.String(), "##[") {
+	if !holdsCommand(msg.Bytes()) {
 		return err
 	}
-	token := "agenttest-" + rand.Text()
-	fmt.Fprintf(st.Stderr, "::stop-commands::%s\n%s::%s::\n", token, msg.Bytes(), token)
+	_, _ = writeGuarded(st, st.Stderr, msg.Bytes())
 	return reported(code)
+}
+
+// holdsCommand says whether text could hold a workflow command the
+// Actions runner obeys: `::` (a line that starts with it, after blanks;
+// looked for anywhere, which costs at most a needless guard) or `##[`.
+func holdsCommand(text []byte) bool {
+	return bytes.Contains(text, []byte("::")) || bytes.Contains(text, []byte("##["))
+}
+
+// writeGuarded writes text to w, in GitHub Actions between a stop of the
+// runner's workflow commands and their resumption when it could hold one
+// (holdsCommand): for a command that prints text of reports or of the
+// platform in one write at its end (history, the closing message), and
+// whose output a job may keep in a file, which a guard it did not need
+// would clutter.
+func writeGuarded(st *State, w io.Writer, text []byte) (int, error) {
+	if !inGitHubActions(st) || !holdsCommand(text) {
+		return w.Write(text)
+	}
+	token := "agenttest-" + rand.Text()
+	nl := ""
+	if len(text) > 0 && text[len(text)-1] != '\n' {
+		nl = "\n"
+	}
+	return fmt.Fprintf(w, "::stop-commands::%s\n%s%s::%s::\n", token, text, nl, token)
 }
 
 // guardInGitHubActions pauses the runner's workflow commands for the
