@@ -131,11 +131,29 @@ func (o *outputs) readCoverageFrom(st *State, cmd string) error {
 
 // readReport reads a JSON report (relative to the working directory).
 func readReport(st *State, name string) (*report.Report, error) {
+	return readMaskedReport(st, name, nil)
+}
+
+// readMaskedReport reads a JSON report with red's keys masked in its
+// values, for a command that writes what it read into outputs of its own
+// (merge): a report agenttest wrote holds no key, but one edited may, and
+// what the outputs cut short (a GitHub annotation at the runner's 4096
+// characters) must be masked before it is cut, or the half of a key left
+// is no longer one to find. Problems are told at the file's own line and
+// column; a nil red masks nothing.
+func readMaskedReport(st *State, name string, red *secret.Redactor) (*report.Report, error) {
 	data, err := readArg(st, name)
 	if err != nil {
 		return nil, err
 	}
-	return decodeJSON(data, report.ReadJSON)
+	rep, err := decodeJSON(data, report.ReadJSON)
+	if err != nil || red == nil {
+		return rep, err
+	}
+	if clean := red.JSON(data); !bytes.Equal(clean, data) {
+		return decodeJSON(clean, report.ReadJSON)
+	}
+	return rep, nil
 }
 
 // decodeJSON decodes data, a JSON file named on the command line, with
