@@ -89,7 +89,8 @@
 // in. Cancel it (on a signal, or with a cancel or a deadline of your own
 // added in a hook or a step) and the agenttest step running, or the next
 // one, fails with "interrupted: run interrupted", followed by the cause
-// or "(context deadline exceeded)" when the context says why; the values
+// (its keys masked) or "(context deadline exceeded)" when the context
+// says why; the values
 // your hooks and steps put in it pass through agenttest's steps to
 // yours. Options.TurnTimeout and @timeout:D bound agenttest's calls
 // besides.

@@ -731,7 +731,9 @@ func (st *state) run(ctx context.Context) (context.Context, error) {
 // formatter writes it as the step's embedding. Masked: the confirmations
 // of an attempt are masked only when it ends.
 func (st *state) failed(ctx context.Context, err error) (context.Context, error) {
-	err = st.interrupted(ctx, err)
+	// The cause is the team's text, which may quote a key of the
+	// Options: masked as the session's own errors are.
+	err = st.steps.opts.Redactor.Error(st.interrupted(ctx, err))
 	if body := st.steps.opts.Redactor.String(report.TranscriptText(st.session.Attempt())); body != "" {
 		ctx = godog.Attach(ctx, godog.Attachment{Body: []byte(body), FileName: "transcript.txt", MediaType: "text/plain"})
 	}

@@ -176,3 +176,41 @@ Feature: webhooks
 		})
 	}
 }
+
+// TestInterruptionCauseShowsNoKey: an agenttest step whose context a
+// team's step or hook ended says why, with the context's cause: the
+// team's own text, which may quote a key of the Options (an error of
+// theirs that dumps the request it sent). It is masked as every other
+// error the steps return. Before, the cause went into godog's output as
+// it was.
+func TestInterruptionCauseShowsNoKey(t *testing.T) {
+	const key = "eyJhbGci.PLANTED+key/0123"
+	s := simtest.Start(t, sim.Options{Seed: 1, BuildKey: key})
+	features := fstest.MapFS{"cause.feature": {Data: []byte(`@agent:restaurant
+Feature: cause
+  Scenario: our CRM gives up
+    When the user says "hello"
+    And our CRM gives up
+    Then the agent's reply contains "a"
+`)}}
+	steps, err := godogsteps.New(godogsteps.Options{BuildURL: s.BuildURL, BuildKey: key, Features: features})
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, errs := godogRun(steps, func(sc *godog.ScenarioContext) {
+		sc.Step(`^our CRM gives up$`, func(ctx context.Context) context.Context {
+			ctx, cancel := context.WithCancelCause(ctx)
+			cancel(fmt.Errorf("our CRM refused the request with x-api-key: %s", key))
+			return ctx
+		})
+	}, features, godog.Options{Strict: true}, "cause.feature")
+	got := errs["our CRM gives up"]
+	if status != 1 || !strings.Contains(got, "run interrupted (our CRM refused the request with x-api-key: "+secret.Mask+")") {
+		t.Fatalf("godog status %d, error %q: want the step interrupted, with the cause masked", status, got)
+	}
+	for _, form := range secret.Forms(key) {
+		if strings.Contains(got, form) {
+			t.Errorf("the error shows %q: %s", form, got)
+		}
+	}
+}
