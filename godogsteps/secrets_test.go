@@ -214,3 +214,66 @@ Feature: cause
 		}
 	}
 }
+
+// TestRegisterWebhookShowsNoURLCredential: the URL a team registers may
+// carry a credential its receiver or a proxy in front of it checks (a
+// ?token=, a password). agenttest run masks it wherever it shows
+// (--webhook-url); RegisterWebhook masks it too, in the refusal of a
+// platform that echoes what it was sent, and in what the steps print
+// after (a reply that quotes it). Before, both showed it.
+func TestRegisterWebhookShowsNoURLCredential(t *testing.T) {
+	const token = "tok-0123456789abcdef"
+	public := "https://hooks.example.com/in?token=" + token
+	for _, refuse := range []bool{true, false} {
+		t.Run(fmt.Sprintf("refused %v", refuse), func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				switch {
+				case r.URL.Path == "/v1/webhooks/endpoints" && r.Method == http.MethodGet:
+					fmt.Fprint(w, `{"endpoints":[]}`)
+				case r.URL.Path == "/v1/webhooks/endpoints" && r.Method == http.MethodPost && refuse:
+					w.WriteHeader(http.StatusBadRequest)
+					fmt.Fprintf(w, `{"error_message":"cannot reach %s"}`, public)
+				case r.URL.Path == "/v1/webhooks/endpoints" && r.Method == http.MethodPost:
+					json.NewEncoder(w).Encode(map[string]any{"id": "whe_1", "url": public, "events": []string{"handoff.created"}, "signing_secret": "whsec_LEARNT-7d2a9c41e0b3f856"})
+				case strings.Contains(r.URL.Path, "/debug-chat"):
+					fmt.Fprintf(w, `{"conversationId":"conv-1","userInput":"","response":"posting to %s","metadata":{"currentNode":"Greeting","nodeTrace":["Greeting"],"state":{}},"conversationEnded":false,"delayedResponse":false}`, public)
+				default:
+					http.NotFound(w, r)
+				}
+			}))
+			t.Cleanup(srv.Close)
+			features := fstest.MapFS{"hook.feature": {Data: []byte(`@agent:clinic
+Feature: webhooks
+  Scenario: an echo
+    When the user says "hello"
+    Then the agent says "hello"
+`)}}
+			steps, err := godogsteps.New(godogsteps.Options{BuildURL: srv.URL, BuildKey: "bk_0123456789abcdef", AllowHTTP: true, Features: features,
+				WebhookReceiver: godogsteps.NewWebhookReceiver("")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = steps.RegisterWebhook(context.Background(), public)
+			var shown string
+			if refuse {
+				if err == nil {
+					t.Fatal("RegisterWebhook: no error from a refusal")
+				}
+				shown = err.Error()
+			} else {
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, errs := godogRun(steps, nil, features, godog.Options{Strict: true}, "hook.feature")
+				shown = errs["an echo"]
+			}
+			if !strings.Contains(shown, "hooks.example.com") {
+				t.Fatalf("the URL is not in %q: the test tests nothing", shown)
+			}
+			if strings.Contains(shown, token) {
+				t.Errorf("the URL's credential shows: %s", shown)
+			}
+		})
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/secret"
 	"github.com/agenttest/agenttest/internal/webhook"
 )
 
@@ -57,7 +58,17 @@ func (s *Steps) RegisterWebhook(ctx context.Context, publicURL string) error {
 	if s.receiver == nil {
 		return errors.New("godogsteps: register webhook: no Options.WebhookReceiver to give the signing secret to")
 	}
-	ep, secret, err := webhook.Register(ctx, s.client, publicURL, nil, "")
+	// The URL may carry a credential of the receiver's (a ?token=, a
+	// proxy's password), which a platform echoes in a refusal or a
+	// reply: masked from now on, as agenttest run masks --webhook-url's.
+	// One too short to be told from other text is masked where the URL
+	// shows (platform.RedactURL) and nowhere else.
+	for _, c := range secret.Maskable(platform.URLCredentials(publicURL)...) {
+		if err := s.opts.Redactor.Learn("a credential of the webhook URL", c); err != nil {
+			return fmt.Errorf("godogsteps: register webhook: %w", err)
+		}
+	}
+	ep, signing, err := webhook.Register(ctx, s.client, publicURL, nil, "")
 	if err != nil {
 		// The platform's answer may echo what it was sent.
 		return fmt.Errorf("godogsteps: register webhook: %s", s.client.Redact(err.Error()))
@@ -67,13 +78,13 @@ func (s *Steps) RegisterWebhook(ctx context.Context, publicURL string) error {
 	// into godog's output and every formatter's report. The client and
 	// the steps share the redactor that learns it. One too short to be
 	// masked is of no use: the endpoint goes, and no delivery verifies.
-	if err := s.opts.Redactor.Learn("the signing secret the platform issued for the webhook endpoint", secret); err != nil {
+	if err := s.opts.Redactor.Learn("the signing secret the platform issued for the webhook endpoint", signing); err != nil {
 		derr := s.client.DeleteWebhook(ctx, ep.ID)
 		if derr != nil && !platform.IsNotFound(derr) {
 			err = fmt.Errorf("%w; and the endpoint could not be deleted: %s", err, s.client.Redact(derr.Error()))
 		}
 		return fmt.Errorf("godogsteps: register webhook: %w", err)
 	}
-	s.receiver.r.SetSecret(secret)
+	s.receiver.r.SetSecret(signing)
 	return nil
 }
