@@ -112,40 +112,8 @@ func TestRegisteredSecretNeverShown(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var deleted atomic.Bool
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Content-Type", "application/json")
-				switch {
-				case r.URL.Path == "/v1/webhooks/endpoints" && r.Method == http.MethodGet:
-					fmt.Fprint(w, `{"endpoints":[]}`)
-				case r.URL.Path == "/v1/webhooks/endpoints" && r.Method == http.MethodPost:
-					var reg struct {
-						URL    string   `json:"url"`
-						Events []string `json:"events"`
-					}
-					json.NewDecoder(r.Body).Decode(&reg)
-					json.NewEncoder(w).Encode(map[string]any{"id": "whe_1", "url": reg.URL, "events": reg.Events, "signing_secret": tc.issued})
-				case r.URL.Path == "/v1/webhook-endpoints/whe_1" && r.Method == http.MethodDelete:
-					deleted.Store(true)
-					w.WriteHeader(http.StatusNoContent)
-				case strings.Contains(r.URL.Path, "/debug-chat"):
-					fmt.Fprintf(w, `{"conversationId":"conv-1","userInput":"","response":"signed with %s","metadata":{"currentNode":"Greeting","nodeTrace":["Greeting"],"state":{}},"conversationEnded":false,"delayedResponse":false}`, tc.issued)
-				default:
-					http.NotFound(w, r)
-				}
-			}))
-			t.Cleanup(srv.Close)
-			features := fstest.MapFS{"hook.feature": {Data: []byte(`@agent:clinic
-Feature: webhooks
-  Scenario: an echo
-    When the user says "hello"
-    Then the agent says "hello"
-`)}}
-			rcv := godogsteps.NewWebhookReceiver("")
-			steps, err := godogsteps.New(godogsteps.Options{BuildURL: srv.URL, BuildKey: "bk_0123456789abcdef", AllowHTTP: true, Features: features, WebhookReceiver: rcv})
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = steps.RegisterWebhook(context.Background(), "https://hooks.example.com/")
+			steps := echoingPlatform(t, tc.issued, tc.issued, &deleted)
+			err := steps.RegisterWebhook(context.Background(), "https://hooks.example.com/")
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || strings.Contains(err.Error(), tc.issued) || !deleted.Load() {
 					t.Fatalf("RegisterWebhook: %v (endpoint deleted: %v); want %q, the endpoint deleted and no secret", err, deleted.Load(), tc.wantErr)
@@ -155,22 +123,14 @@ Feature: webhooks
 			if err != nil {
 				t.Fatal(err)
 			}
-			var out strings.Builder
-			var failed scenarioErrors
-			status := godog.TestSuite{
-				ScenarioInitializer: func(sc *godog.ScenarioContext) {
-					steps.Register(sc)
-					failed.record(sc)
-				},
-				Options: &godog.Options{Format: "pretty,cucumber", Output: &out, FS: features, Paths: []string{"hook.feature"}, Strict: true, NoColors: true},
-			}.Run()
-			got := failed.errs["an echo"]
-			if status != 1 || !strings.Contains(got, "signed with "+secret.Mask) || !strings.Contains(out.String(), "embeddings") {
-				t.Fatalf("godog status %d, error %q: want the echo failing the step, masked, with its transcript\n%s", status, got, out.String())
+			status, errs, out := godogOutput(steps, echoFeature, "pretty,cucumber", "hook.feature")
+			got := errs["an echo"]
+			if status != 1 || !strings.Contains(got, "echo "+secret.Mask) || !strings.Contains(out, "embeddings") {
+				t.Fatalf("godog status %d, error %q: want the echo failing the step, masked, with its transcript\n%s", status, got, out)
 			}
 			for _, form := range secret.Forms(tc.issued) {
-				if strings.Contains(got, form) || strings.Contains(out.String(), form) {
-					t.Errorf("godog shows %q:\n%s\n%s", form, got, out.String())
+				if strings.Contains(got, form) || strings.Contains(out, form) {
+					t.Errorf("godog shows %q:\n%s\n%s", form, got, out)
 				}
 			}
 		})
@@ -226,35 +186,12 @@ func TestRegisterWebhookShowsNoURLCredential(t *testing.T) {
 	public := "https://hooks.example.com/in?token=" + token
 	for _, refuse := range []bool{true, false} {
 		t.Run(fmt.Sprintf("refused %v", refuse), func(t *testing.T) {
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Content-Type", "application/json")
-				switch {
-				case r.URL.Path == "/v1/webhooks/endpoints" && r.Method == http.MethodGet:
-					fmt.Fprint(w, `{"endpoints":[]}`)
-				case r.URL.Path == "/v1/webhooks/endpoints" && r.Method == http.MethodPost && refuse:
-					w.WriteHeader(http.StatusBadRequest)
-					fmt.Fprintf(w, `{"error_message":"cannot reach %s"}`, public)
-				case r.URL.Path == "/v1/webhooks/endpoints" && r.Method == http.MethodPost:
-					json.NewEncoder(w).Encode(map[string]any{"id": "whe_1", "url": public, "events": []string{"handoff.created"}, "signing_secret": "whsec_LEARNT-7d2a9c41e0b3f856"})
-				case strings.Contains(r.URL.Path, "/debug-chat"):
-					fmt.Fprintf(w, `{"conversationId":"conv-1","userInput":"","response":"posting to %s","metadata":{"currentNode":"Greeting","nodeTrace":["Greeting"],"state":{}},"conversationEnded":false,"delayedResponse":false}`, public)
-				default:
-					http.NotFound(w, r)
-				}
-			}))
-			t.Cleanup(srv.Close)
-			features := fstest.MapFS{"hook.feature": {Data: []byte(`@agent:clinic
-Feature: webhooks
-  Scenario: an echo
-    When the user says "hello"
-    Then the agent says "hello"
-`)}}
-			steps, err := godogsteps.New(godogsteps.Options{BuildURL: srv.URL, BuildKey: "bk_0123456789abcdef", AllowHTTP: true, Features: features,
-				WebhookReceiver: godogsteps.NewWebhookReceiver("")})
-			if err != nil {
-				t.Fatal(err)
+			issued := "whsec_LEARNT-7d2a9c41e0b3f856"
+			if refuse {
+				issued = ""
 			}
-			err = steps.RegisterWebhook(context.Background(), public)
+			steps := echoingPlatform(t, issued, public, new(atomic.Bool))
+			err := steps.RegisterWebhook(context.Background(), public)
 			var shown string
 			if refuse {
 				if err == nil {
@@ -265,7 +202,7 @@ Feature: webhooks
 				if err != nil {
 					t.Fatal(err)
 				}
-				_, errs := godogRun(steps, nil, features, godog.Options{Strict: true}, "hook.feature")
+				_, errs := godogRun(steps, nil, echoFeature, godog.Options{Strict: true}, "hook.feature")
 				shown = errs["an echo"]
 			}
 			if !strings.Contains(shown, "hooks.example.com") {
@@ -276,4 +213,52 @@ Feature: webhooks
 			}
 		})
 	}
+}
+
+// echoFeature is a scenario whose check fails on whatever the reply says.
+var echoFeature = fstest.MapFS{"hook.feature": {Data: []byte(`@agent:clinic
+Feature: webhooks
+  Scenario: an echo
+    When the user says "hello"
+    Then the agent says "hello"
+`)}}
+
+// echoingPlatform registers every webhook endpoint with the signing
+// secret issued, or refuses the registration with a 400 whose body
+// quotes echo when issued is "", deletes endpoint whe_1 (deleted says
+// it did), and answers every debug-chat turn with a reply that quotes
+// echo. It returns the Steps of echoFeature against it, with a receiver.
+func echoingPlatform(t *testing.T, issued, echo string, deleted *atomic.Bool) *godogsteps.Steps {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case r.URL.Path == "/v1/webhooks/endpoints" && r.Method == http.MethodGet:
+			fmt.Fprint(w, `{"endpoints":[]}`)
+		case r.URL.Path == "/v1/webhooks/endpoints" && r.Method == http.MethodPost && issued == "":
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprintf(w, `{"error_message":"cannot reach %s"}`, echo)
+		case r.URL.Path == "/v1/webhooks/endpoints" && r.Method == http.MethodPost:
+			var reg struct {
+				URL    string   `json:"url"`
+				Events []string `json:"events"`
+			}
+			json.NewDecoder(r.Body).Decode(&reg)
+			json.NewEncoder(w).Encode(map[string]any{"id": "whe_1", "url": reg.URL, "events": reg.Events, "signing_secret": issued})
+		case r.URL.Path == "/v1/webhook-endpoints/whe_1" && r.Method == http.MethodDelete:
+			deleted.Store(true)
+			w.WriteHeader(http.StatusNoContent)
+		case strings.Contains(r.URL.Path, "/debug-chat"):
+			fmt.Fprintf(w, `{"conversationId":"conv-1","userInput":"","response":"echo %s","metadata":{"currentNode":"Greeting","nodeTrace":["Greeting"],"state":{}},"conversationEnded":false,"delayedResponse":false}`, echo)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	steps, err := godogsteps.New(godogsteps.Options{BuildURL: srv.URL, BuildKey: "bk_0123456789abcdef", AllowHTTP: true, Features: echoFeature,
+		WebhookReceiver: godogsteps.NewWebhookReceiver("")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return steps
 }

@@ -126,6 +126,21 @@ func obeyedCommands(out string) []string {
 	return obeyed
 }
 
+// onlyGuards fails t unless the runner, reading out, obeys at least one
+// command and none but agenttest's stops of its commands.
+func onlyGuards(t *testing.T, out string) {
+	t.Helper()
+	obeyed := obeyedCommands(out)
+	if len(obeyed) == 0 {
+		t.Errorf("the output does not stop the runner's commands:\n%s", out)
+	}
+	for _, cmd := range obeyed {
+		if !strings.HasPrefix(cmd, "::stop-commands::agenttest-") {
+			t.Errorf("the runner obeys the command %q", cmd)
+		}
+	}
+}
+
 // TestWorkflowCommandsFromThePlatformAreNotObeyed: on GitHub Actions the
 // runner obeys workflow commands anywhere in a step's output, and a -v
 // transcript, a failure's diff or an error line shows what the platform
@@ -217,15 +232,7 @@ func TestWorkflowCommandsInComparesAndGatesAreNotObeyed(t *testing.T) {
 		}
 		// Stdout's stop, and for gate, whose refusal quotes the body,
 		// the stop around the message on stderr.
-		obeyed := obeyedCommands(out)
-		if len(obeyed) == 0 {
-			t.Errorf("the output does not stop the runner's commands:\n%s", out)
-		}
-		for _, cmd := range obeyed {
-			if !strings.HasPrefix(cmd, "::stop-commands::agenttest-") {
-				t.Errorf("the runner obeys the platform's command %q", cmd)
-			}
-		}
+		onlyGuards(t, out)
 	}
 	for _, tc := range []testCase{
 		{name: "compare", args: []string{"compare", "-v", "--baseline", "sandbox", "--candidate", "live", "--allow-live", "."}, code: exitErrored},
