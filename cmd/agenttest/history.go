@@ -75,28 +75,32 @@ func cmdHistory(_ context.Context, st *State, args []string) error {
 	for _, p := range paths {
 		data, err := readArg(st, p)
 		if err != nil {
-			problems = append(problems, red.String(fmt.Sprintf("%s: %v", p, err)))
+			problems = append(problems, fmt.Sprintf("%s: %v", p, err))
 			continue
 		}
 		r, err := history.Read(p, data)
 		if jp := jsonProblem(data, err); jp != nil {
 			// history.Read names the file itself, but in Go's terms.
-			problems = append(problems, red.String(inFile(p, jp)))
+			problems = append(problems, inFile(p, jp))
 			continue
 		}
 		if err != nil {
-			problems = append(problems, red.String(err.Error()))
+			problems = append(problems, err.Error())
 			continue
 		}
 		if clean := red.JSON(data); !bytes.Equal(clean, data) {
 			// Read again, masked: positions of problems are the
 			// file's, so only a report that reads is.
 			if r, err = history.Read(p, clean); err != nil {
-				problems = append(problems, red.String(err.Error()))
+				problems = append(problems, err.Error())
 				continue
 			}
 		}
 		reports = append(reports, r)
+	}
+	// A problem may quote what the file holds (a schema it cannot read).
+	for i := range problems {
+		problems[i] = red.String(problems[i])
 	}
 	if len(usage) > 0 || len(reports) == 0 {
 		return usageProblems("history", append(usage, problems...)...)

@@ -84,8 +84,9 @@ func TestHistoryObeysNoCommandOfTheReports(t *testing.T) {
 // TestHistoryShowsNoKeyOfAnEditedReport: a report agenttest wrote holds
 // no key, but one edited may, in any value history prints: a deployment's
 // id and version (which the regression line names), a reason the run
-// stopped. history masks the keys the environment holds in the text and
-// in --json, as gate masks the report it quotes. Before, it printed them.
+// stopped, a schema it cannot read. history masks the keys the
+// environment holds in the text, in --json and in the problems it names,
+// as gate masks the report it quotes. Before, it printed them.
 func TestHistoryShowsNoKeyOfAnEditedReport(t *testing.T) {
 	t.Parallel()
 	dir, env := workflowJob(t)
@@ -103,9 +104,17 @@ func TestHistoryShowsNoKeyOfAnEditedReport(t *testing.T) {
 		}
 		doc["run"].(map[string]any)["stop"] = map[string]any{"reason": "not run: platform unreachable", "kind": "http", "cause": "refused " + key}
 	})
-	for _, args := range [][]string{{"history", "1.json", "2.json"}, {"history", "--json", "1.json", "2.json"}} {
+	// A report edited past reading: history names it, quoting what it
+	// found, and prints the others.
+	copyReport(t, filepath.Join(dir, "run.json"), filepath.Join(dir, "3.json"), func(doc map[string]any) {
+		doc["schema"] = "agenttest/" + key
+	})
+	for _, args := range [][]string{{"history", "1.json", "2.json", "3.json"}, {"history", "--json", "1.json", "2.json", "3.json"}} {
 		c := newCLI(t, dir, env, args...)
-		c.expect(t, exitOK)
+		c.expect(t, exitUsage)
+		if !strings.Contains(c.stderr.String(), "3.json: not an agenttest JSON report (schema \"agenttest/"+secret.Mask) {
+			t.Errorf("%s: the unreadable report is not named, its schema masked:\n%s", args, c.stderr)
+		}
 		out := c.stdout.String() + c.stderr.String()
 		if !strings.Contains(out, "dep-"+secret.Mask) {
 			t.Errorf("%s: the deployment is not in the history, masked: the test tests nothing\n%s", args, out)
@@ -115,5 +124,49 @@ func TestHistoryShowsNoKeyOfAnEditedReport(t *testing.T) {
 				t.Errorf("%s: the history shows the key as %q:\n%s", args, form, out)
 			}
 		}
+	}
+}
+
+// TestWriteGuarded: in GitHub Actions, text that could hold a workflow
+// command is written between a stop and its resumption, each on a line
+// of its own whether or not the text ends its last line; other text, and
+// any text outside GitHub Actions, is written as it is.
+func TestWriteGuarded(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		name, text string
+		actions    bool
+		guarded    bool
+	}
+	run := func(t *testing.T, tc testCase) {
+		var out strings.Builder
+		st := &State{Env: map[string]string{}}
+		if tc.actions {
+			st.Env["GITHUB_ACTIONS"] = "true"
+		}
+		if _, err := writeGuarded(st, &out, []byte(tc.text)); err != nil {
+			t.Fatal(err)
+		}
+		if !tc.guarded {
+			if out.String() != tc.text {
+				t.Errorf("wrote %q, want %q as it is", out.String(), tc.text)
+			}
+			return
+		}
+		lines := strings.Split(out.String(), "\n")
+		token, ok := strings.CutPrefix(lines[0], "::stop-commands::")
+		body := strings.TrimSuffix(tc.text, "\n")
+		if !ok || len(lines) != strings.Count(body, "\n")+4 || strings.Join(lines[1:len(lines)-2], "\n") != body ||
+			lines[len(lines)-2] != "::"+token+"::" || lines[len(lines)-1] != "" {
+			t.Errorf("wrote %q: want %q between a stop and its resumption, each on its own line", out.String(), body)
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "a line", text: "dep ##[error]x\n", actions: true, guarded: true},
+		{name: "no last line break", text: "a\n::error::x", actions: true, guarded: true},
+		{name: "no command", text: "dep-1 (version 1.2)\n", actions: true},
+		{name: "outside GitHub Actions", text: "dep ##[error]x\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
 }
