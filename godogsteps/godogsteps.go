@@ -196,6 +196,24 @@ func (o Options) redactor() *secret.Redactor {
 	return red
 }
 
+// envKeys are the keys Getenv holds in the variables that hold keys
+// (AGENTTEST_BUILD_KEY and the others), whichever the Options use: as
+// agenttest run masks the environment's keys whatever its target, a
+// ${env:AGENTTEST_RUNTIME_KEY} a feature file reads is a key, though the
+// Options hold another or none. One too short to mask is left out.
+func (o Options) envKeys() []string {
+	if o.Getenv == nil {
+		return nil
+	}
+	var keys []string
+	for name := range config.KeyVariables(nil) {
+		if v, ok := o.Getenv(name); ok {
+			keys = append(keys, v)
+		}
+	}
+	return secret.Maskable(keys...)
+}
+
 // settings are o's values that are not keys, by name, each URL with its
 // credentials masked (platform.RedactURL), which is how they print.
 func (o *Options) settings() (names []string, values []*string) {
@@ -312,7 +330,7 @@ func New(o Options) (*Steps, error) {
 	if err := o.Validate(); err != nil {
 		return nil, fmt.Errorf("godogsteps: %w", err)
 	}
-	red, err := secret.New(append([]string{o.BuildKey, o.RuntimeKey, o.CallToken}, o.tokens()...)...)
+	red, err := secret.New(append(append([]string{o.BuildKey, o.RuntimeKey, o.CallToken}, o.tokens()...), o.envKeys()...)...)
 	if err != nil {
 		return nil, fmt.Errorf("godogsteps: %w", err) // Validate checked them
 	}

@@ -21,14 +21,16 @@ import (
 )
 
 // TestExpandHandsNoKey: a team's step that expands its argument gets no
-// key of the Options, whether the feature file reads it from the
-// environment (${env:LEAK}, which the Options' key is in) or pastes it;
+// key of the Options, nor one the environment holds in a key variable
+// (AGENTTEST_RUNTIME_KEY, which the Options do not use), whether the
+// feature file reads it from the environment (${env:LEAK}, which the
+// Options' key is in) or pastes it;
 // the step fails with an error that shows neither the key nor where it
 // was. Before, Expand returned the key to the team's step, which sends
 // it to its own backend, and the error of a text that failed for another
 // reason quoted the pasted key.
 func TestExpandHandsNoKey(t *testing.T) {
-	const key = "eyJhbGci.PLANTED+key/0123"
+	const key, envKey = "eyJhbGci.PLANTED+key/0123", "rk-live-0123456789abcdef"
 	s := simtest.Start(t, sim.Options{Seed: 1, BuildKey: key})
 	features := fstest.MapFS{"crm.feature": {Data: []byte(`@agent:restaurant
 Feature: crm
@@ -43,6 +45,10 @@ Feature: crm
   Scenario: an ordinary reference
     When the user says "hello"
     Then our CRM is told "${env:OTHER}"
+
+  Scenario: a key of the environment the Options do not hold
+    When the user says "hello"
+    Then our CRM is told "${env:AGENTTEST_RUNTIME_KEY}"
 `)}}
 	steps, err := godogsteps.New(godogsteps.Options{
 		BuildURL: s.BuildURL, BuildKey: key, Features: features,
@@ -52,6 +58,8 @@ Feature: crm
 				return key, true
 			case "OTHER":
 				return "table for 4", true
+			case "AGENTTEST_RUNTIME_KEY":
+				return envKey, true
 			}
 			return "", false
 		},
@@ -79,15 +87,16 @@ Feature: crm
 		t.Errorf("godog status %d, the CRM was told %q: want only the ordinary reference's text", status, told)
 	}
 	for name, want := range map[string]string{
-		"read from the environment": `godogsteps: expand "${env:LEAK}": holds a key or secret of the target`,
-		"pasted beside a reference": `godogsteps: expand "` + secret.Mask,
+		"read from the environment":                        `godogsteps: expand "${env:LEAK}": holds a key or secret of the target`,
+		"pasted beside a reference":                        `godogsteps: expand "` + secret.Mask,
+		"a key of the environment the Options do not hold": `godogsteps: expand "${env:AGENTTEST_RUNTIME_KEY}": holds a key or secret of the target`,
 	} {
 		if got := errs[name]; !strings.Contains(got, want) {
 			t.Errorf("scenario %q failed with %q, want %q", name, got, want)
 		}
 	}
 	for name, got := range errs {
-		for _, form := range secret.Forms(key) {
+		for _, form := range append(secret.Forms(key), secret.Forms(envKey)...) {
 			if strings.Contains(got, form) {
 				t.Errorf("scenario %q: the error shows %q: %s", name, form, got)
 			}
