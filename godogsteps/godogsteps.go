@@ -307,11 +307,15 @@ type Steps struct {
 	// Options.WebhookReceiver (RegisterWebhook).
 	client   *platform.Client
 	receiver *WebhookReceiver
+	// endpoint is the id of the endpoint RegisterWebhook registered,
+	// which UnregisterWebhook deletes; guarded by mu.
+	endpoint string
 	// features is Options.Features; nil reads the files as godog does
 	// without an FS: by their path, relative to the working directory
 	// or absolute.
 	features fs.FS
-	// docs holds each feature file parsed once.
+	// docs holds each feature file parsed once; mu guards it and
+	// endpoint.
 	mu   sync.Mutex
 	docs map[string]featureDoc
 }

@@ -271,3 +271,54 @@ func echoingPlatform(t *testing.T, issued, echo string, deleted *atomic.Bool) *g
 	}
 	return steps
 }
+
+// TestUnregisterWebhook: the endpoint RegisterWebhook registered is
+// deleted by UnregisterWebhook, as agenttest run deletes its own at exit:
+// the platform would otherwise send the events of every environment, for
+// as long as it exists, to a URL the job no longer holds. A second call,
+// or one with nothing registered, does nothing. Before, a Go team had no
+// way to remove it.
+func TestUnregisterWebhook(t *testing.T) {
+	s := simtest.Start(t, sim.Options{Seed: 1, Webhooks: sim.WebhookOptions{AllowInsecure: true}})
+	hs := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(hs.Close)
+	endpoints := func() int {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodGet, s.BuildURL+"/v1/webhooks/endpoints", nil)
+		req.Header.Set("x-api-key", s.BuildKey)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var list struct {
+			Endpoints []json.RawMessage `json:"endpoints"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&list); err != nil {
+			t.Fatal(err)
+		}
+		return len(list.Endpoints)
+	}
+	steps, err := godogsteps.New(godogsteps.Options{BuildURL: s.BuildURL, BuildKey: s.BuildKey, WebhookReceiver: godogsteps.NewWebhookReceiver("")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := steps.UnregisterWebhook(ctx); err != nil {
+		t.Errorf("with nothing registered: %v", err)
+	}
+	if err := steps.RegisterWebhook(ctx, hs.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	if n := endpoints(); n != 1 {
+		t.Fatalf("%d endpoints after RegisterWebhook, want 1", n)
+	}
+	for range 2 {
+		if err := steps.UnregisterWebhook(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if n := endpoints(); n != 0 {
+			t.Errorf("%d endpoints after UnregisterWebhook, want none", n)
+		}
+	}
+}

@@ -24,8 +24,9 @@ import (
 //
 // Serve it (it is an http.Handler) where the platform can reach it, give
 // it to Options.WebhookReceiver, and register its public URL with
-// Steps.RegisterWebhook before the scenarios run. Safe for concurrent
-// use; one receiver serves every scenario of the Steps.
+// Steps.RegisterWebhook before the scenarios run (and defer
+// Steps.UnregisterWebhook). Safe for concurrent use; one receiver serves
+// every scenario of the Steps.
 type WebhookReceiver struct {
 	r *webhook.Receiver
 }
@@ -50,7 +51,7 @@ func (w *WebhookReceiver) ServeHTTP(rw http.ResponseWriter, req *http.Request) {
 // gives the receiver the endpoint's signing secret. An endpoint already
 // registered for the URL is replaced, as agenttest run replaces its own:
 // the platform shows a signing secret only when it registers one. Call it
-// once, before the scenarios run.
+// once, before the scenarios run, and defer UnregisterWebhook.
 func (s *Steps) RegisterWebhook(ctx context.Context, publicURL string) error {
 	if s == nil || s.client == nil {
 		return errors.New("godogsteps: register webhook: this Steps was not made by New")
@@ -86,5 +87,33 @@ func (s *Steps) RegisterWebhook(ctx context.Context, publicURL string) error {
 		return fmt.Errorf("godogsteps: register webhook: %w", err)
 	}
 	s.receiver.r.SetSecret(signing)
+	s.mu.Lock()
+	s.endpoint = ep.ID
+	s.mu.Unlock()
+	return nil
+}
+
+// UnregisterWebhook deletes the endpoint RegisterWebhook registered, as
+// agenttest run deletes its own when it ends: the platform sends an
+// endpoint the events of every environment for as long as it exists, and
+// a tunnel's URL, once the job is gone, may be given to someone else.
+// Defer it after a RegisterWebhook that succeeded. It does nothing when
+// no endpoint is registered, and an endpoint already gone is what it
+// wanted.
+func (s *Steps) UnregisterWebhook(ctx context.Context) error {
+	if s == nil || s.client == nil {
+		return errors.New("godogsteps: unregister webhook: this Steps was not made by New")
+	}
+	s.mu.Lock()
+	id := s.endpoint
+	s.endpoint = ""
+	s.mu.Unlock()
+	if id == "" {
+		return nil
+	}
+	if err := s.client.DeleteWebhook(ctx, id); err != nil && !platform.IsNotFound(err) {
+		// The platform's answer may echo the endpoint, secret and all.
+		return fmt.Errorf("godogsteps: unregister webhook: %s", s.client.Redact(err.Error()))
+	}
 	return nil
 }
