@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/secret"
@@ -29,6 +30,9 @@ import (
 // every scenario of the Steps.
 type WebhookReceiver struct {
 	r *webhook.Receiver
+	// readTimeout bounds the reading of a delivery's body
+	// (webhook.DefaultRequestTimeout).
+	readTimeout time.Duration
 }
 
 // NewWebhookReceiver returns a receiver that reads the signature from
@@ -37,11 +41,19 @@ type WebhookReceiver struct {
 // arrive before Steps.RegisterWebhook gave it the signing secret are
 // answered 503, so that the platform sends them again.
 func NewWebhookReceiver(brand string) *WebhookReceiver {
-	return &WebhookReceiver{r: webhook.NewReceiver(webhook.Options{Brand: brand})}
+	return &WebhookReceiver{r: webhook.NewReceiver(webhook.Options{Brand: brand}), readTimeout: webhook.DefaultRequestTimeout}
 }
 
-// ServeHTTP answers one delivery.
+// ServeHTTP answers one delivery. Its body is read within 10 s, whatever
+// the server's own timeouts, as agenttest run's receiver reads it: the
+// URL is public, and a client that trickles a body would otherwise hold
+// a connection as long as it liked. The server's ReadHeaderTimeout bounds
+// the headers, which come before any handler: set it (5 s suits) on the
+// http.Server that serves the receiver.
 func (w *WebhookReceiver) ServeHTTP(rw http.ResponseWriter, req *http.Request) {
+	// A connection's deadline is the network's wall clock. A server
+	// that cannot set one (a test recorder) has none to set.
+	_ = http.NewResponseController(rw).SetReadDeadline(time.Now().Add(w.readTimeout))
 	w.r.ServeHTTP(rw, req)
 }
 
