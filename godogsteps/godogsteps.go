@@ -3,6 +3,7 @@ package godogsteps
 import (
 	"cmp"
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -93,7 +94,11 @@ type Options struct {
 	// webhook event (default 30s).
 	ConfirmTimeout time.Duration
 	// Getenv resolves ${env:NAME} in step arguments; nil resolves
-	// nothing (os.LookupEnv is the usual choice).
+	// nothing (os.LookupEnv is the usual choice). The keys it holds in
+	// the AGENTTEST_* key variables are masked, and GITHUB_ACTIONS=true
+	// has godog's terminal formatters print a failure that could hold a
+	// workflow command between a stop of the runner's commands and
+	// their resumption.
 	Getenv func(name string) (string, bool)
 
 	// ProbeNumbers are the numbers the probe steps may call or text;
@@ -303,6 +308,10 @@ type Steps struct {
 	lib  *steps.Library
 	// allowLive is Options.AllowLive.
 	allowLive bool
+	// inActions is whether Options.Getenv says the suite runs in a
+	// GitHub Actions job, whose runner obeys workflow commands in what
+	// godog prints (failure.Format).
+	inActions bool
 	// client is the steps' platform client; receiver is
 	// Options.WebhookReceiver (RegisterWebhook).
 	client   *platform.Client
@@ -411,7 +420,12 @@ func New(o Options) (*Steps, error) {
 	if _, err := runner.NewSession(context.Background(), &scenario.Scenario{}, &result.Case{}, ropts); err != nil {
 		return nil, fmt.Errorf("godogsteps: %w", err)
 	}
-	return &Steps{opts: ropts, lib: scenario.Steps(), allowLive: o.AllowLive, features: o.Features, docs: map[string]featureDoc{},
+	inActions := false
+	if o.Getenv != nil {
+		v, ok := o.Getenv("GITHUB_ACTIONS")
+		inActions = ok && v == "true"
+	}
+	return &Steps{opts: ropts, lib: scenario.Steps(), allowLive: o.AllowLive, inActions: inActions, features: o.Features, docs: map[string]featureDoc{},
 		client: client, receiver: o.WebhookReceiver}, nil
 }
 
@@ -759,7 +773,7 @@ func (st *state) failed(ctx context.Context, err error) (context.Context, error)
 	if body := st.steps.opts.Redactor.String(report.TranscriptText(st.session.Attempt())); body != "" {
 		ctx = godog.Attach(ctx, godog.Attachment{Body: []byte(body), FileName: "transcript.txt", MediaType: "text/plain"})
 	}
-	return ctx, &failure{err: err}
+	return ctx, &failure{err: err, guard: st.steps.inActions}
 }
 
 // failure is the error of a step that ended the attempt. godog's pretty
@@ -769,7 +783,18 @@ func (st *state) failed(ctx context.Context, err error) (context.Context, error)
 // after the first are indented further, so that they sit under the first
 // as in agenttest run's console; Error, which the junit and cucumber
 // formatters and the After hooks read, keeps the text as it is.
-type failure struct{ err error }
+//
+// In a GitHub Actions job (guard), the runner obeys workflow commands in
+// what godog prints: a line that starts, after blanks, with `::`, or
+// holds `##[`. A reply or an error body in the failure is the
+// platform's text, so %+v prints a failure that could hold one between a
+// stop of the runner's commands and their resumption, with a token no
+// one could know when the text was written, as agenttest run guards its
+// console.
+type failure struct {
+	err   error
+	guard bool
+}
 
 // terminalIndent is the column godog's pretty formatter prints an
 // error's first line at: the later lines move by as much to sit under
@@ -782,7 +807,16 @@ func (f *failure) Unwrap() error { return f.err }
 
 func (f *failure) Format(s fmt.State, verb rune) {
 	if verb == 'v' && s.Flag('+') {
-		io.WriteString(s, strings.ReplaceAll(f.err.Error(), "\n", "\n"+terminalIndent))
+		msg := f.err.Error()
+		text := strings.ReplaceAll(msg, "\n", "\n"+terminalIndent)
+		if f.guard && (strings.Contains(msg, "::") || strings.Contains(msg, "##[")) {
+			token := "agenttest-" + rand.Text()
+			// The stop goes on a line of its own: godog prints the first
+			// line after words of its own ("Error: "), where the runner
+			// would not read a command.
+			text = "\n" + terminalIndent + "::stop-commands::" + token + "\n" + terminalIndent + text + "\n" + terminalIndent + "::" + token + "::"
+		}
+		io.WriteString(s, text)
 		return
 	}
 	fmt.Fprintf(s, fmt.FormatString(s, verb), f.err.Error())

@@ -237,7 +237,7 @@ Feature: webhooks
 // quotes echo when issued is "", deletes endpoint whe_1 (deleted says
 // it did), and answers every debug-chat turn with a reply that quotes
 // echo. It returns the Steps of echoFeature against it, with a receiver.
-func echoingPlatform(t *testing.T, issued, echo string, deleted *atomic.Bool) *godogsteps.Steps {
+func echoingPlatform(t *testing.T, issued, echo string, deleted *atomic.Bool, edits ...func(*godogsteps.Options)) *godogsteps.Steps {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -264,8 +264,12 @@ func echoingPlatform(t *testing.T, issued, echo string, deleted *atomic.Bool) *g
 		}
 	}))
 	t.Cleanup(srv.Close)
-	steps, err := godogsteps.New(godogsteps.Options{BuildURL: srv.URL, BuildKey: "bk_0123456789abcdef", AllowHTTP: true, Features: echoFeature,
-		WebhookReceiver: godogsteps.NewWebhookReceiver("")})
+	o := godogsteps.Options{BuildURL: srv.URL, BuildKey: "bk_0123456789abcdef", AllowHTTP: true, Features: echoFeature,
+		WebhookReceiver: godogsteps.NewWebhookReceiver("")}
+	for _, edit := range edits {
+		edit(&o)
+	}
+	steps, err := godogsteps.New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
