@@ -5,47 +5,8 @@ import (
 	"testing"
 
 	"github.com/agenttest/agenttest/godogsteps"
+	"github.com/agenttest/agenttest/internal/actionstest"
 )
-
-// obeyedCommands reads godog's output as the Actions runner reads a
-// step's log: a line whose text, after blanks, is ::name ...::, or which
-// holds ##[name ...] anywhere, is a command, unless commands are stopped,
-// when only ::TOKEN:: (the stop's token) is. It returns the names of the
-// commands obeyed.
-func obeyedCommands(out string) []string {
-	name := func(line string) string {
-		if rest, ok := strings.CutPrefix(strings.TrimLeft(line, " \t"), "::"); ok {
-			if info, _, ok := strings.Cut(rest, "::"); ok {
-				n, _, _ := strings.Cut(info, " ")
-				return n
-			}
-		}
-		if _, rest, ok := strings.Cut(line, "##["); ok {
-			if info, _, ok := strings.Cut(rest, "]"); ok {
-				n, _, _ := strings.Cut(info, " ")
-				return n
-			}
-		}
-		return ""
-	}
-	var obeyed []string
-	stop := ""
-	for line := range strings.SplitSeq(out, "\n") {
-		switch n := name(line); {
-		case n == "":
-		case stop != "":
-			if n == stop {
-				stop = ""
-			}
-		default:
-			obeyed = append(obeyed, n)
-			if n == "stop-commands" {
-				_, stop, _ = strings.Cut(line, "::stop-commands::")
-			}
-		}
-	}
-	return obeyed
-}
 
 // TestFailuresObeyNoCommandInGitHubActions: a reply that holds workflow
 // commands fails a step, and godog's terminal formatters print the
@@ -73,7 +34,7 @@ func TestFailuresObeyNoCommandInGitHubActions(t *testing.T) {
 			if status != 1 || !strings.Contains(out, "forged by the agent") {
 				t.Fatalf("%s: godog status %d: want the echo failing the step\n%s", format, status, out)
 			}
-			obeyed := obeyedCommands(out)
+			obeyed := actionstest.Obeyed(out)
 			if !actions {
 				if len(obeyed) == 0 || strings.Contains(out, "::stop-commands::") {
 					t.Errorf("%s, outside GitHub Actions: the failure is not printed as it was: %q\n%s", format, obeyed, out)
@@ -83,9 +44,9 @@ func TestFailuresObeyNoCommandInGitHubActions(t *testing.T) {
 			if len(obeyed) == 0 {
 				t.Errorf("%s: the failure does not stop the runner's commands:\n%s", format, out)
 			}
-			for _, n := range obeyed {
-				if n != "stop-commands" {
-					t.Errorf("%s: the runner obeys the agent's %q:\n%s", format, n, out)
+			for _, cmd := range obeyed {
+				if !strings.HasPrefix(strings.TrimLeft(cmd, " \t"), "::stop-commands::agenttest-") {
+					t.Errorf("%s: the runner obeys the agent's %q:\n%s", format, cmd, out)
 				}
 			}
 			// The error's text, read by junit, cucumber and After hooks,
