@@ -41,7 +41,8 @@
 // the others with the team's definitions. They read what agenttest's
 // steps found from the context godog gives them: Expand expands ${name}
 // (a value an "I remember" step captured, an Examples column,
-// ${env:NAME}), and ConversationID is the conversation's id. A scenario whose steps of
+// ${env:NAME}; never to a key of the Options, which it refuses), and
+// ConversationID is the conversation's id. A scenario whose steps of
 // agenttest's are setup steps alone (a shared Background's Given the
 // agent "..." above the team's own steps) opens no session.
 //
@@ -88,7 +89,8 @@
 // in. Cancel it (on a signal, or with a cancel or a deadline of your own
 // added in a hook or a step) and the agenttest step running, or the next
 // one, fails with "interrupted: run interrupted", followed by the cause
-// or "(context deadline exceeded)" when the context says why; the values
+// (its keys masked) or "(context deadline exceeded)" when the context
+// says why; the values
 // your hooks and steps put in it pass through agenttest's steps to
 // yours. Options.TurnTimeout and @timeout:D bound agenttest's calls
 // besides.

@@ -164,7 +164,8 @@ Feature: Booking
 }
 
 // The webhook steps wait on agenttest's own receiver: serve it where the
-// platform reaches it and register its URL once, before the scenarios.
+// platform reaches it, register its URL once, before the scenarios, and
+// unregister it after them.
 func ExampleNewWebhookReceiver() {
 	platform, err := sim.New(sim.Options{Seed: 1, Webhooks: sim.WebhookOptions{AllowInsecure: true}})
 	if err != nil {
@@ -199,6 +200,9 @@ Feature: Urgent calls
 	if err := steps.RegisterWebhook(context.Background(), public.URL+"/"); err != nil {
 		panic(err)
 	}
+	// The platform sends an endpoint every environment's events while it
+	// exists: remove it when the suite is done.
+	defer steps.UnregisterWebhook(context.Background())
 	status := godog.TestSuite{
 		ScenarioInitializer: steps.Register,
 		Options:             &godog.Options{Format: "progress", Output: io.Discard, FS: features, Paths: []string{"urgent.feature"}, Strict: true},

@@ -3,6 +3,7 @@ package godogsteps
 import (
 	"cmp"
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -93,7 +94,11 @@ type Options struct {
 	// webhook event (default 30s).
 	ConfirmTimeout time.Duration
 	// Getenv resolves ${env:NAME} in step arguments; nil resolves
-	// nothing (os.LookupEnv is the usual choice).
+	// nothing (os.LookupEnv is the usual choice). The keys it holds in
+	// the AGENTTEST_* key variables are masked, and GITHUB_ACTIONS=true
+	// has godog's terminal formatters print a failure that could hold a
+	// workflow command between a stop of the runner's commands and
+	// their resumption.
 	Getenv func(name string) (string, bool)
 
 	// ProbeNumbers are the numbers the probe steps may call or text;
@@ -196,6 +201,24 @@ func (o Options) redactor() *secret.Redactor {
 	return red
 }
 
+// envKeys are the keys Getenv holds in the variables that hold keys
+// (AGENTTEST_BUILD_KEY and the others), whichever the Options use: as
+// agenttest run masks the environment's keys whatever its target, a
+// ${env:AGENTTEST_RUNTIME_KEY} a feature file reads is a key, though the
+// Options hold another or none. One too short to mask is left out.
+func (o Options) envKeys() []string {
+	if o.Getenv == nil {
+		return nil
+	}
+	var keys []string
+	for name := range config.KeyVariables(nil) {
+		if v, ok := o.Getenv(name); ok {
+			keys = append(keys, v)
+		}
+	}
+	return secret.Maskable(keys...)
+}
+
 // settings are o's values that are not keys, by name, each URL with its
 // credentials masked (platform.RedactURL), which is how they print.
 func (o *Options) settings() (names []string, values []*string) {
@@ -285,15 +308,23 @@ type Steps struct {
 	lib  *steps.Library
 	// allowLive is Options.AllowLive.
 	allowLive bool
+	// inActions is whether Options.Getenv says the suite runs in a
+	// GitHub Actions job, whose runner obeys workflow commands in what
+	// godog prints (failure.Format).
+	inActions bool
 	// client is the steps' platform client; receiver is
 	// Options.WebhookReceiver (RegisterWebhook).
 	client   *platform.Client
 	receiver *WebhookReceiver
+	// endpoint is the id of the endpoint RegisterWebhook registered,
+	// which UnregisterWebhook deletes; guarded by mu.
+	endpoint string
 	// features is Options.Features; nil reads the files as godog does
 	// without an FS: by their path, relative to the working directory
 	// or absolute.
 	features fs.FS
-	// docs holds each feature file parsed once.
+	// docs holds each feature file parsed once; mu guards it and
+	// endpoint.
 	mu   sync.Mutex
 	docs map[string]featureDoc
 }
@@ -312,7 +343,15 @@ func New(o Options) (*Steps, error) {
 	if err := o.Validate(); err != nil {
 		return nil, fmt.Errorf("godogsteps: %w", err)
 	}
+	red, err := secret.New(append(append([]string{o.BuildKey, o.RuntimeKey, o.CallToken}, o.tokens()...), o.envKeys()...)...)
+	if err != nil {
+		return nil, fmt.Errorf("godogsteps: %w", err) // Validate checked them
+	}
 	cfg := platform.Config{
+		// One redactor for the client and the runner: the signing
+		// secret RegisterWebhook learns, and one a refused registration
+		// quotes, is masked by both from then on.
+		Redactor: red,
 		BuildURL: o.BuildURL, BuildKey: o.BuildKey,
 		RuntimeURL: o.RuntimeURL, AccountID: o.AccountID, RuntimeKey: o.RuntimeKey, CallToken: o.CallToken,
 		HTTPClient: o.HTTPClient, Now: o.Now, AllowHTTP: o.AllowHTTP, MaxReplyBytes: o.MaxReplyBytes,
@@ -324,10 +363,6 @@ func New(o Options) (*Steps, error) {
 	client, err := platform.New(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("godogsteps: %w", err)
-	}
-	red, err := secret.New(append([]string{o.BuildKey, o.RuntimeKey, o.CallToken}, o.tokens()...)...)
-	if err != nil {
-		return nil, fmt.Errorf("godogsteps: %w", err) // Validate checked them
 	}
 	ropts := runner.Options{
 		Channel:        runner.DebugChat(client),
@@ -385,7 +420,12 @@ func New(o Options) (*Steps, error) {
 	if _, err := runner.NewSession(context.Background(), &scenario.Scenario{}, &result.Case{}, ropts); err != nil {
 		return nil, fmt.Errorf("godogsteps: %w", err)
 	}
-	return &Steps{opts: ropts, lib: scenario.Steps(), allowLive: o.AllowLive, features: o.Features, docs: map[string]featureDoc{},
+	inActions := false
+	if o.Getenv != nil {
+		v, ok := o.Getenv("GITHUB_ACTIONS")
+		inActions = ok && v == "true"
+	}
+	return &Steps{opts: ropts, lib: scenario.Steps(), allowLive: o.AllowLive, inActions: inActions, features: o.Features, docs: map[string]featureDoc{},
 		client: client, receiver: o.WebhookReceiver}, nil
 }
 
@@ -610,7 +650,11 @@ type stateKey struct{}
 //
 // It fails for a name the scenario has no value of, and in a scenario
 // with no conversation of agenttest's steps (one of your steps alone, or
-// ctx not godog's).
+// ctx not godog's). It fails too for a text that holds a key or token of
+// the Options, written out or expanded (${env:AGENTTEST_BUILD_KEY}), as
+// agenttest's steps refuse to send one: a key goes only in the headers of
+// a call to its own host, never to a step that may send it elsewhere or
+// print it. The error names neither the key nor where it was.
 func Expand(ctx context.Context, text string) (string, error) {
 	st, ok := ctx.Value(stateKey{}).(*state)
 	if !ok {
@@ -621,7 +665,9 @@ func Expand(ctx context.Context, text string) (string, error) {
 	}
 	out, err := st.session.Expand(text)
 	if err != nil {
-		return "", fmt.Errorf("godogsteps: expand %q: %w", text, err)
+		// The text is the feature file's, which may quote a key as
+		// written; the error goes to godog's output and reports.
+		return "", st.steps.opts.Redactor.Error(fmt.Errorf("godogsteps: expand %q: %w", text, err))
 	}
 	return out, nil
 }
@@ -721,11 +767,13 @@ func (st *state) run(ctx context.Context) (context.Context, error) {
 // formatter writes it as the step's embedding. Masked: the confirmations
 // of an attempt are masked only when it ends.
 func (st *state) failed(ctx context.Context, err error) (context.Context, error) {
-	err = st.interrupted(ctx, err)
+	// The cause is the team's text, which may quote a key of the
+	// Options: masked as the session's own errors are.
+	err = st.steps.opts.Redactor.Error(st.interrupted(ctx, err))
 	if body := st.steps.opts.Redactor.String(report.TranscriptText(st.session.Attempt())); body != "" {
 		ctx = godog.Attach(ctx, godog.Attachment{Body: []byte(body), FileName: "transcript.txt", MediaType: "text/plain"})
 	}
-	return ctx, &failure{err: err}
+	return ctx, &failure{err: err, guard: st.steps.inActions}
 }
 
 // failure is the error of a step that ended the attempt. godog's pretty
@@ -735,7 +783,18 @@ func (st *state) failed(ctx context.Context, err error) (context.Context, error)
 // after the first are indented further, so that they sit under the first
 // as in agenttest run's console; Error, which the junit and cucumber
 // formatters and the After hooks read, keeps the text as it is.
-type failure struct{ err error }
+//
+// In a GitHub Actions job (guard), the runner obeys workflow commands in
+// what godog prints: a line that starts, after blanks, with `::`, or
+// holds `##[`. A reply or an error body in the failure is the
+// platform's text, so %+v prints a failure that could hold one between a
+// stop of the runner's commands and their resumption, with a token no
+// one could know when the text was written, as agenttest run guards its
+// console.
+type failure struct {
+	err   error
+	guard bool
+}
 
 // terminalIndent is the column godog's pretty formatter prints an
 // error's first line at: the later lines move by as much to sit under
@@ -748,7 +807,16 @@ func (f *failure) Unwrap() error { return f.err }
 
 func (f *failure) Format(s fmt.State, verb rune) {
 	if verb == 'v' && s.Flag('+') {
-		io.WriteString(s, strings.ReplaceAll(f.err.Error(), "\n", "\n"+terminalIndent))
+		msg := f.err.Error()
+		text := strings.ReplaceAll(msg, "\n", "\n"+terminalIndent)
+		if f.guard && (strings.Contains(msg, "::") || strings.Contains(msg, "##[")) {
+			token := "agenttest-" + rand.Text()
+			// The stop goes on a line of its own: godog prints the first
+			// line after words of its own ("Error: "), where the runner
+			// would not read a command.
+			text = "\n" + terminalIndent + "::stop-commands::" + token + "\n" + terminalIndent + text + "\n" + terminalIndent + "::" + token + "::"
+		}
+		io.WriteString(s, text)
 		return
 	}
 	fmt.Fprintf(s, fmt.FormatString(s, verb), f.err.Error())

@@ -1288,6 +1288,13 @@ func runOverMessaging(t *testing.T, p *platformtest.Messaging, feature string) (
 	if err != nil {
 		t.Fatal(err)
 	}
+	return godogOutput(steps, features, "pretty", "s.feature")
+}
+
+// godogOutput runs paths of features through godog in strict mode with
+// the formatters of format, and returns godog's status, the errors of the
+// failed scenarios by name, and the formatters' output.
+func godogOutput(steps *godogsteps.Steps, features fs.FS, format string, paths ...string) (int, map[string]string, string) {
 	var out strings.Builder
 	var failed scenarioErrors
 	status := godog.TestSuite{
@@ -1295,7 +1302,7 @@ func runOverMessaging(t *testing.T, p *platformtest.Messaging, feature string) (
 			steps.Register(sc)
 			failed.record(sc)
 		},
-		Options: &godog.Options{Format: "pretty", Output: &out, FS: features, Paths: []string{"s.feature"}, Strict: true, NoColors: true},
+		Options: &godog.Options{Format: format, Output: &out, FS: features, Paths: paths, Strict: true, NoColors: true},
 	}.Run()
 	return status, failed.errs, out.String()
 }

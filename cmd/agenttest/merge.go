@@ -88,10 +88,14 @@ func cmdMerge(_ context.Context, st *State, args []string) error {
 	problems = append(problems, sameReportFile(files)...)
 	var inputs []merge.Input
 	u := coverage.Universe{}
+	// merge has no target: the environment's keys are those it masks,
+	// in the reports as they are read, before anything is written or
+	// cut.
+	red := knownKeys(st, nil)
 	for _, p := range paths {
-		rep, err := readReport(st, p)
+		rep, err := readMaskedReport(st, p, red)
 		if err != nil {
-			problems = append(problems, inFile(p, err))
+			problems = append(problems, red.String(inFile(p, err)))
 			continue
 		}
 		inputs = append(inputs, merge.Input{Name: p, Result: rep.Result})

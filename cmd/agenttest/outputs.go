@@ -131,11 +131,29 @@ func (o *outputs) readCoverageFrom(st *State, cmd string) error {
 
 // readReport reads a JSON report (relative to the working directory).
 func readReport(st *State, name string) (*report.Report, error) {
+	return readMaskedReport(st, name, nil)
+}
+
+// readMaskedReport reads a JSON report with red's keys masked in its
+// values, for a command that writes what it read into outputs of its own
+// (merge): a report agenttest wrote holds no key, but one edited may, and
+// what the outputs cut short (a GitHub annotation at the runner's 4096
+// characters) must be masked before it is cut, or the half of a key left
+// is no longer one to find. Problems are told at the file's own line and
+// column; a nil red masks nothing.
+func readMaskedReport(st *State, name string, red *secret.Redactor) (*report.Report, error) {
 	data, err := readArg(st, name)
 	if err != nil {
 		return nil, err
 	}
-	return decodeJSON(data, report.ReadJSON)
+	rep, err := decodeJSON(data, report.ReadJSON)
+	if err != nil || red == nil {
+		return rep, err
+	}
+	if clean := red.JSON(data); !bytes.Equal(clean, data) {
+		return decodeJSON(clean, report.ReadJSON)
+	}
+	return rep, nil
 }
 
 // decodeJSON decodes data, a JSON file named on the command line, with
@@ -494,12 +512,36 @@ func guardMessage(st *State, err error) error {
 	}
 	var msg bytes.Buffer
 	code := exitCode(err, &msg)
-	if !strings.Contains(msg.String(), "::") && !strings.Contains(msg.String(), "##[") {
+	if !holdsCommand(msg.Bytes()) {
 		return err
 	}
-	token := "agenttest-" + rand.Text()
-	fmt.Fprintf(st.Stderr, "::stop-commands::%s\n%s::%s::\n", token, msg.Bytes(), token)
+	_, _ = writeGuarded(st, st.Stderr, msg.Bytes())
 	return reported(code)
+}
+
+// holdsCommand says whether text could hold a workflow command the
+// Actions runner obeys: `::` (a line that starts with it, after blanks;
+// looked for anywhere, which costs at most a needless guard) or `##[`.
+func holdsCommand(text []byte) bool {
+	return bytes.Contains(text, []byte("::")) || bytes.Contains(text, []byte("##["))
+}
+
+// writeGuarded writes text to w, in GitHub Actions between a stop of the
+// runner's workflow commands and their resumption when it could hold one
+// (holdsCommand): for a command that prints text of reports or of the
+// platform in one write at its end (history, the closing message), and
+// whose output a job may keep in a file, which a guard it did not need
+// would clutter.
+func writeGuarded(st *State, w io.Writer, text []byte) (int, error) {
+	if !inGitHubActions(st) || !holdsCommand(text) {
+		return w.Write(text)
+	}
+	token := "agenttest-" + rand.Text()
+	nl := ""
+	if len(text) > 0 && text[len(text)-1] != '\n' {
+		nl = "\n"
+	}
+	return fmt.Fprintf(w, "::stop-commands::%s\n%s%s::%s::\n", token, text, nl, token)
 }
 
 // guardInGitHubActions pauses the runner's workflow commands for the

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/actionstest"
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
@@ -281,7 +282,7 @@ func TestWebhooksListenEscapesEventData(t *testing.T) {
 	waitFor(t, c.stdout, regexp.MustCompile(`forged by the caller`))
 
 	stopListener(t, c, done)
-	for _, cmd := range obeyedCommands(c.stdout.String() + c.stderr.String()) {
+	for _, cmd := range actionstest.Obeyed(c.stdout.String() + c.stderr.String()) {
 		if !strings.HasPrefix(cmd, "::stop-commands::agenttest-") {
 			t.Errorf("the runner obeys the platform's command %q", cmd)
 		}

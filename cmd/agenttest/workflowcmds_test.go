@@ -9,9 +9,10 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agenttest/agenttest/internal/actionstest"
 )
 
 // workflowPlatform is a debug-chat server whose every text is a workflow
@@ -80,50 +81,19 @@ scenarios:
       - say: hi
 `
 
-// obeyedCommands reads a step's output as the Actions runner does
-// (actions/runner ActionCommand.TryParseV2 and TryParse, and
-// ActionCommandManager's stop-commands): a line whose text, after
-// leading blanks, is ::name ...::, or which holds ##[name ...] anywhere,
-// is a command unless commands are stopped, when only ::TOKEN:: (the
-// stop's token) is. It returns the commands obeyed, as written.
-func obeyedCommands(out string) []string {
-	registered := []string{"error", "warning", "notice", "debug", "add-mask", "stop-commands", "group", "endgroup", "echo",
-		"set-output", "save-state", "add-matcher", "remove-matcher", "set-env", "add-path"}
-	name := func(line string) string {
-		l := strings.TrimLeft(line, " \t")
-		if rest, ok := strings.CutPrefix(l, "::"); ok {
-			if info, _, ok := strings.Cut(rest, "::"); ok {
-				n, _, _ := strings.Cut(info, " ")
-				return n
-			}
-		}
-		if _, rest, ok := strings.Cut(line, "##["); ok {
-			if info, _, ok := strings.Cut(rest, "]"); ok {
-				n, _, _ := strings.Cut(info, " ")
-				n, _, _ = strings.Cut(n, ";")
-				return n
-			}
-		}
-		return ""
+// onlyGuards fails t unless the runner, reading out, obeys at least one
+// command and none but agenttest's stops of its commands.
+func onlyGuards(t *testing.T, out string) {
+	t.Helper()
+	obeyed := actionstest.Obeyed(out)
+	if len(obeyed) == 0 {
+		t.Errorf("the output does not stop the runner's commands:\n%s", out)
 	}
-	var obeyed []string
-	stopToken := ""
-	for line := range strings.SplitSeq(out, "\n") {
-		n := name(line)
-		switch {
-		case n == "":
-		case stopToken != "":
-			if n == stopToken {
-				stopToken = ""
-			}
-		case slices.Contains(registered, n):
-			obeyed = append(obeyed, line)
-			if n == "stop-commands" {
-				_, stopToken, _ = strings.Cut(strings.TrimLeft(line, " \t"), "::stop-commands::")
-			}
+	for _, cmd := range obeyed {
+		if !strings.HasPrefix(cmd, "::stop-commands::agenttest-") {
+			t.Errorf("the runner obeys the command %q", cmd)
 		}
 	}
-	return obeyed
 }
 
 // TestWorkflowCommandsFromThePlatformAreNotObeyed: on GitHub Actions the
@@ -149,7 +119,7 @@ func TestWorkflowCommandsFromThePlatformAreNotObeyed(t *testing.T) {
 		if !strings.Contains(out, "forged by the agent") || !strings.Contains(out, "forged by the node") || !strings.Contains(out, "forged by the body") {
 			t.Fatalf("the platform's text is not in the output: the test tests nothing\n%s", out)
 		}
-		obeyed := obeyedCommands(out)
+		obeyed := actionstest.Obeyed(out)
 		var ours []string
 		for i, cmd := range obeyed {
 			switch {
@@ -217,15 +187,7 @@ func TestWorkflowCommandsInComparesAndGatesAreNotObeyed(t *testing.T) {
 		}
 		// Stdout's stop, and for gate, whose refusal quotes the body,
 		// the stop around the message on stderr.
-		obeyed := obeyedCommands(out)
-		if len(obeyed) == 0 {
-			t.Errorf("the output does not stop the runner's commands:\n%s", out)
-		}
-		for _, cmd := range obeyed {
-			if !strings.HasPrefix(cmd, "::stop-commands::agenttest-") {
-				t.Errorf("the runner obeys the platform's command %q", cmd)
-			}
-		}
+		onlyGuards(t, out)
 	}
 	for _, tc := range []testCase{
 		{name: "compare", args: []string{"compare", "-v", "--baseline", "sandbox", "--candidate", "live", "--allow-live", "."}, code: exitErrored},
@@ -266,7 +228,7 @@ func TestGitHubAnnotationFilesAreTheRepositorys(t *testing.T) {
 		}
 		out := newCLI(t, dir, env, "run", tc.path).expect(t, exitFailed)
 		var files []string
-		for _, cmd := range obeyedCommands(out) {
+		for _, cmd := range actionstest.Obeyed(out) {
 			if rest, ok := strings.CutPrefix(cmd, "::error file="); ok {
 				file, _, _ := strings.Cut(rest, ",")
 				files = append(files, file)

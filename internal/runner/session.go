@@ -733,8 +733,12 @@ func (s *Session) errored(e *result.Error) { recordError(s.opts.Redactor, s.a, e
 // Expand expands the ${...} references of text as the session's steps
 // do: the values captured so far, the scenario's vars (an Examples row)
 // and ${env:NAME}. For the steps of others that run beside the program
-// (a Go team's godog steps).
-func (s *Session) Expand(text string) (string, error) { return s.interpolate(text) }
+// (a Go team's godog steps). A text that holds a secret the session
+// masks, written out or expanded (${env:AGENTTEST_BUILD_KEY}), is refused
+// as a text the session sends is (sendable): what such a step does with
+// it is unknown, and a feature file would otherwise hand the key to code
+// that sends it to another host or prints it.
+func (s *Session) Expand(text string) (string, error) { return s.sendable(text) }
 
 // interpolate expands ${name} (captures, then vars) and ${env:NAME}.
 func (s *Session) interpolate(text string) (string, error) {
