@@ -93,6 +93,13 @@ func (m *MessagingSession) exchange(ctx context.Context, typ string, payload map
 			return turn, m.timeout(ctx, m.awaited(turn, st))
 		}
 		if in.err != nil {
+			if ctx.Err() != nil {
+				// The read ended with the turn's context, and select
+				// chose its error over ctx.Done(): the turn ran out of
+				// time, the connection did not break; a reconnect
+				// would only fail its handshake on the ended context.
+				return turn, m.timeout(ctx, m.awaited(turn, st))
+			}
 			if err := m.reconnect(ctx, turn, in.err, st); err != nil {
 				return turn, err
 			}
