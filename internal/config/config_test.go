@@ -455,6 +455,30 @@ func TestResolve(t *testing.T) {
 			want: "sandbox/config build=https://build.us.example.com runtime=https://runtime-us-1.example.com account=ws-abcd1234 agent=restaurant env=live bk=sb-build-secret rk=sb-runtime-secret",
 		},
 		{
+			// The flag stands alone: a variable it overrides is not read,
+			// so a bad one left in the job's environment is no error.
+			name: "flag overrides a bad AGENTTEST_ENV",
+			file: f,
+			sel:  Selection{Env: "sandbox"},
+			env:  map[string]string{EnvEnv: "prod"},
+			want: "sandbox/config build=https://build.us.example.com runtime=https://runtime-us-1.example.com account=ws-abcd1234 agent=restaurant env=sandbox bk=sb-build-secret rk=sb-runtime-secret",
+		},
+		{
+			name: "flag overrides a bad AGENTTEST_ENV without a config target",
+			sel:  Selection{Env: "pre-release"},
+			env:  map[string]string{EnvBuildURL: "http://127.0.0.1:1", EnvBuildKey: "k-secret-0123456", EnvEnv: "prod"},
+			want: "env/environment build=http://127.0.0.1:1 runtime= account= agent= env=pre-release bk=k-secret-0123456 rk=",
+		},
+		{
+			// The file's env: holds the connectors written beside it, so
+			// it is read whatever env the run asks for.
+			name:    "flag does not hide the file's unset env reference",
+			file:    mustLoad(t, "targets:\n  t:\n    build_url: https://build.us.example.com\n    env: ${env:TARGET_ENV}\n    build_key: ${env:SANDBOX_BUILD_KEY}\n"),
+			sel:     Selection{Target: "t", Env: "sandbox"},
+			want:    `agenttest.yaml:4:10: target "t": env refers to TARGET_ENV, which is not set (set TARGET_ENV)`,
+			wantErr: true,
+		},
+		{
 			name: "target chosen by flag with env references",
 			file: f,
 			sel:  Selection{Target: "live"},

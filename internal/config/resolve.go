@@ -301,15 +301,18 @@ func Resolve(f *File, sel Selection) (*Target, diag.Diagnostics) {
 	t.MessagingURL = r.field("messaging_url", def.MessagingURL, EnvMessagingURL)
 	t.AccountID = r.field("account_id", def.AccountID, EnvAccountID)
 	t.AgentID = r.field("agent_id", def.AgentID, EnvAgentID)
-	if envFrom == EnvEnv {
-		t.Env = env // checked with the selection above: reported once
+	if envFrom != "" {
+		// --env stands alone, AGENTTEST_ENV unread (checked with the
+		// selection above: reported once). The file's env: is still
+		// read, without the variable it loses to: the connectors
+		// written beside it belong to it (connectorEnv).
+		r.field("env", def.Env, "")
+		t.Env = env
 	} else {
 		t.Env = r.field("env", def.Env, EnvEnv)
 	}
 	t.EnvFrom = envFrom
-	if sel.Env != "" {
-		t.Env = sel.Env
-	} else if envFrom == "" && t.Env != "" {
+	if envFrom == "" && t.Env != "" {
 		t.EnvFrom = fmt.Sprintf("target %q env (%s)", t.Name, def.Env.Pos)
 	}
 	t.WebhookListen = r.field("webhook_listen", def.WebhookListen, EnvWebhookListen)
