@@ -1159,6 +1159,12 @@ func TestSyntaxErrorMasksKeyLines(t *testing.T) {
 		"targets:\n  t:\n    connectors:\n      clinic: ct-PLANTED-0123456789: x\n",
 		"targets:\n  t:\n    connectors:\n      clinic:\n        live: @ct-PLANTED-0123456789\n",
 		"targets:\n  t:\n    connectors:\n      clinic: *ct-PLANTED-0123456789\n",
+		// Beside references, which such a line shows (below).
+		"targets:\n  t:\n    connectors:\n      clinic: ct-PLANTED-0123456789: ${env:X}\n    x: [\n",
+		"targets:\n  t:\n    connectors:\n      clinic: {live: ${env:X}, sandbox: ct-PLANTED-0123456789}\n",
+		"targets:\n  t:\n    connectors:\n      clinic: {live: ct-PLANTED-0123456789: ${env:X}}\n",
+		"targets:\n  t:\n    connectors:\n      clinic: ${env:X} # was ct-PLANTED-0123456789\n    x: [\n",
+		"targets:\n  t:\n    build_key: ${env:X} ct-PLANTED-0123456789\n    x: [\n",
 	} {
 		f, diags := Load("agenttest.yaml", []byte(src))
 		if !diags.HasErrors() {
@@ -1172,6 +1178,30 @@ func TestSyntaxErrorMasksKeyLines(t *testing.T) {
 		}
 		if strings.Contains(string(f.Source()), "PLANTED") {
 			t.Errorf("%q: the masked source holds the key:\n%s", src, f.Source())
+		}
+	}
+}
+
+// A secret's line that holds references alone is echoed as written in a
+// file that does not parse, as in one that does: the connectors: line a
+// flow mapping breaks is the one the caret points at. (A pasted
+// connectors: {clinic: ${env:X}} does not parse: YAML ends the plain
+// value at its "{".)
+func TestSyntaxErrorShowsReferenceLines(t *testing.T) {
+	for _, tc := range []struct{ src, line string }{
+		{"targets:\n  t:\n    connectors:\n      clinic: {pre-release: ${env:CLINIC_PR}, live: ${env:CLINIC_LIVE}}\n",
+			"      clinic: {pre-release: ${env:CLINIC_PR}, live: ${env:CLINIC_LIVE}}\n"},
+		{"targets:\n  t:\n    connectors: {clinic: ${env:CLINIC}}\n", "    connectors: {clinic: ${env:CLINIC}}\n"},
+		{"targets:\n  t:\n    build_key: ${env:BK}\n    x: [\n", "    build_key: ${env:BK}\n"},
+		{"targets:\n  t:\n    connectors:\n      clinic:\n        live: '${env:CL}'\n    x: [\n", "        live: '${env:CL}'\n"},
+	} {
+		f, diags := Load("agenttest.yaml", []byte(tc.src))
+		if !diags.HasErrors() {
+			t.Errorf("%q: parsed", tc.src)
+			continue
+		}
+		if !strings.Contains(string(f.Source()), tc.line) {
+			t.Errorf("%q: the masked source does not show %q:\n%s", tc.src, tc.line, f.Source())
 		}
 	}
 }
