@@ -154,6 +154,20 @@ func TestLoadProblems(t *testing.T) {
 			},
 		},
 		{
+			// The reference writes {build_url}/v1/...: copied with the
+			// version, every call went to /v1/v1/... and its 404 read as
+			// an unknown agent.
+			name: "a URL that holds where the API's paths begin",
+			src: "targets:\n  a:\n    build_url: https://build.us.example.com/v1/\n    runtime_url: https://gw.example.com/platform/v3/ws-abcd1234\n" +
+				"    messaging_url: wss://messaging.us-1.example.com/ws\n  b:\n    build_url: https://gw.example.com/platform\n    messaging_url: https://m.example.com/api/v1\n",
+			want: []string{
+				`c.yaml:3:16: build_url "https://build.us.example.com/v1/": /v1 is part of the paths agenttest appends to it (/v1/... and /v3/...): the calls would go to /v1/v1/...; write https://build.us.example.com`,
+				`c.yaml:4:18: runtime_url "https://gw.example.com/platform/v3/ws-abcd1234": /v3/ws-abcd1234 is part of the paths agenttest appends to it (/v1/... and /v3/...): the calls would go to /v3/ws-abcd1234/v1/...; write https://gw.example.com/platform`,
+				`c.yaml:5:20: messaging_url "wss://messaging.us-1.example.com/ws": /ws is part of the paths agenttest appends to it (/api/v1/... and the socket's /ws): the calls would go to /ws/api/v1/...; write wss://messaging.us-1.example.com`,
+				`c.yaml:8:20: messaging_url "https://m.example.com/api/v1": /api/v1 is part of the paths agenttest appends to it (/api/v1/... and the socket's /ws): the calls would go to /api/v1/api/v1/...; write https://m.example.com`,
+			},
+		},
+		{
 			name: "literal keys are errors at the value",
 			src:  "targets:\n  a:\n    build_key: sk-live-0123456789\n    runtime_key: \"${env:RK} extra\"\n",
 			want: []string{
@@ -1049,7 +1063,7 @@ func TestKeysFollowHosts(t *testing.T) {
 			`agenttest.yaml:15:16: target "byref": build_key is written for the host of PROD_URL, which is not set (build_url at agenttest.yaml:14:16), but AGENTTEST_BUILD_URL sends it to build.staging.example.com: a key goes only to the host it was configured for (set AGENTTEST_BUILD_KEY to the key of build.staging.example.com as well, or unset AGENTTEST_BUILD_URL)`},
 		{"the file's host from a variable without one", "byref", map[string]string{"PROD_URL": "build.prod.example.com", EnvBuildURL: "https://build.staging.example.com"},
 			`agenttest.yaml:15:16: target "byref": build_key is written for a build_url without a host (build_url at agenttest.yaml:14:16), but AGENTTEST_BUILD_URL sends it to build.staging.example.com: a key goes only to the host it was configured for (set AGENTTEST_BUILD_KEY to the key of build.staging.example.com as well, or unset AGENTTEST_BUILD_URL)`},
-		{"the file's host from a variable, the same", "byref", map[string]string{"PROD_URL": "https://build.staging.example.com", EnvBuildURL: "https://build.staging.example.com/v2"}, ``},
+		{"the file's host from a variable, the same", "byref", map[string]string{"PROD_URL": "https://build.staging.example.com", EnvBuildURL: "https://build.staging.example.com/gw"}, ``},
 		{"the call token", "tokens", map[string]string{EnvRuntimeURL: "https://runtime.staging.example.com"},
 			`agenttest.yaml:21:17: target "tokens": call_token is written for runtime.prod.example.com (runtime_url at agenttest.yaml:18:18), but AGENTTEST_RUNTIME_URL sends it to runtime.staging.example.com: a key goes only to the host it was configured for (set AGENTTEST_CALL_TOKEN to the key of runtime.staging.example.com as well, or unset AGENTTEST_RUNTIME_URL)`},
 		{"the connector token", "tokens", map[string]string{EnvMessagingURL: "https://chat.other.example.com"},
