@@ -557,6 +557,24 @@ func TestResolve(t *testing.T) {
 			wantErr: true,
 		},
 		{
+			// A CI job passes a secret the repository lacks as an empty
+			// value: "not set" would contradict the job's env: block.
+			name:    "a key reference to an empty variable",
+			file:    f,
+			sel:     Selection{Target: "live"},
+			env:     map[string]string{"LIVE_BUILD_URL": "https://b.example.com", "LIVE_KEY": ""},
+			want:    `agenttest.yaml:17:16: target "live": build_key refers to LIVE_KEY, which is set but empty (a CI secret that does not exist is passed as an empty value) (set LIVE_KEY (or AGENTTEST_BUILD_KEY))`,
+			wantErr: true,
+		},
+		{
+			name:    "a URL reference to an empty variable",
+			file:    f,
+			sel:     Selection{Target: "live"},
+			env:     map[string]string{"LIVE_BUILD_URL": "", "LIVE_KEY": "live-secret-key"},
+			want:    `agenttest.yaml:13:16: target "live": build_url refers to LIVE_BUILD_URL, which is set but empty (a CI secret that does not exist is passed as an empty value) (set LIVE_BUILD_URL, or AGENTTEST_BUILD_URL to override it)`,
+			wantErr: true,
+		},
+		{
 			name:    "unset URL reference",
 			file:    f,
 			sel:     Selection{Target: "live"},
