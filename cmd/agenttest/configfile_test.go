@@ -1,0 +1,66 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestConfigFileNotAFile: a config file that is not one to read is a
+// usage error that says what it is, before anything is read from it. A
+// named pipe blocked the command in its open, past Ctrl-C, without a
+// word; /dev/zero or a log named by mistake was read into memory whole.
+func TestConfigFileNotAFile(t *testing.T) {
+	t.Parallel()
+	src, err := os.ReadFile("testdata/pass/suites/booking.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		setup func(t *testing.T, dir string)
+		args  []string
+		want  string
+	}{
+		{"a named pipe", func(t *testing.T, dir string) {
+			if err := syscall.Mkfifo(filepath.Join(dir, "ci.yaml"), 0o600); err != nil {
+				t.Skipf("no named pipes here: %v", err)
+			}
+		}, []string{"run", "--config", "ci.yaml", "suites"},
+			"agenttest: config file ci.yaml is not a regular file but a named pipe, which agenttest does not read\n"},
+		{"a directory named", func(t *testing.T, dir string) {
+			if err := os.Mkdir(filepath.Join(dir, "conf"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"lint", "--config", "conf", "suites"}, "agenttest: config file conf is a directory, not a file\n"},
+		{"a directory in place of ./agenttest.yaml", func(t *testing.T, dir string) {
+			if err := os.Mkdir(filepath.Join(dir, "agenttest.yaml"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"run", "suites"}, "agenttest: config file agenttest.yaml is a directory, not a file\n"},
+		{"a file over the bound", func(t *testing.T, dir string) {
+			f, err := os.Create(filepath.Join(dir, "big.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			// Sparse: the size is what is refused, before a byte is read.
+			if err := f.Truncate(maxConfigBytes + 1); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"run", "--config", "big.yaml", "suites"},
+			"agenttest: config file big.yaml is 16777217 bytes, and a config file is at most 16 MiB: is it the right file?\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := writeTree(t, map[string]string{"suites/booking.yaml": string(src)})
+			tc.setup(t, dir)
+			out := newCLI(t, dir, nil, tc.args...).expect(t, exitUsage, tc.want)
+			if strings.Contains(out, "embedded simulator") {
+				t.Errorf("output:\n%s", out)
+			}
+		})
+	}
+}
