@@ -111,7 +111,16 @@ func checkPath(raw, appended string, endpoint func(seg string, last bool) bool) 
 // path the client appends to the base. keys names the settings a key
 // belongs in, for credentials written in the URL instead.
 func checkForm(raw, keys string, schemes ...string) error {
+	if t := strings.TrimSpace(raw); t != raw && t != "" {
+		// url.Parse's "first path segment in URL cannot contain colon"
+		// or "invalid port" does not say the blank is what is wrong.
+		return &URLError{URL: RedactURL(raw), Problem: "has blanks around it (write it without them)"}
+	}
 	u, err := url.Parse(raw)
+	if err != nil && !strings.Contains(raw, "://") {
+		// host:port without a scheme fails to parse as a path.
+		return &URLError{URL: RedactURL(raw), Problem: "must be an absolute URL, with a host and scheme " + orList(schemes) + " (" + schemes[len(schemes)-1] + "://HOST)"}
+	}
 	if err != nil {
 		// url.Error repeats the input; say it once.
 		if ue, ok := errors.AsType[*url.Error](err); ok {

@@ -54,6 +54,12 @@ func TestConfigValidate(t *testing.T) {
 			wantErr: []string{`messaging URL "https://xxxxx@messaging.example.com": credentials in the URL are not allowed; use the connector token setting`}},
 		{name: "unparsable", cfg: with(func(c *Config) { c.BuildURL = "http://[::1" }), wantErr: []string{"build URL"}},
 		{name: "query", cfg: with(func(c *Config) { c.BuildURL = "https://x/?a=1" }), wantErr: []string{"must not have a query"}},
+		// url.Parse's own words ("first path segment in URL cannot
+		// contain colon") did not say what to write.
+		{name: "host and port without a scheme", cfg: with(func(c *Config) { c.BuildURL = "127.0.0.1:8080" }),
+			wantErr: []string{`build URL "127.0.0.1:8080": must be an absolute URL, with a host and scheme http or https (https://HOST)`}},
+		{name: "blanks around", cfg: with(func(c *Config) { c.RuntimeURL = " https://runtime.us-1.example.com " }),
+			wantErr: []string{`runtime URL " https://runtime.us-1.example.com ": has blanks around it`}},
 		// A path where the endpoints' paths begin: the calls would go to
 		// /v1/v1/...; a gateway's prefix (/base/ above) is kept.
 		{name: "API version in the build URL", cfg: with(func(c *Config) { c.BuildURL = "https://build.us.example.com/v1" }),
