@@ -1,11 +1,15 @@
 package main
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/agenttest/agenttest/internal/sim"
+	"github.com/agenttest/agenttest/internal/sim/simtest"
 )
 
 // TestConfigFileNotAFile: a config file that is not one to read is a
@@ -60,6 +64,46 @@ func TestConfigFileNotAFile(t *testing.T) {
 			out := newCLI(t, dir, nil, tc.args...).expect(t, exitUsage, tc.want)
 			if strings.Contains(out, "embedded simulator") {
 				t.Errorf("output:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestFirstLineNamesHosts: a run's first line names the target, the build
+// and runtime URLs it calls and its environment, as resolved: with two
+// regions, a runtime host moved by AGENTTEST_RUNTIME_URL (with its own
+// key) is the one named, where the line named the build URL alone and a
+// confirmation's host showed only when it failed.
+func TestFirstLineNamesHosts(t *testing.T) {
+	t.Parallel()
+	us := simtest.Start(t, sim.Options{Seed: 1})
+	eu := simtest.Start(t, sim.Options{Seed: 2})
+	src, err := os.ReadFile("testdata/pass/suites/booking.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := "default_target: us-sandbox\ntargets:\n  us-sandbox:\n    build_url: " + us.BuildURL + "\n    runtime_url: " + us.RuntimeURL +
+		"\n    account_id: " + us.AccountID + "\n    env: sandbox\n    build_key: ${env:US_BUILD}\n    runtime_key: ${env:US_RUNTIME}\n"
+	dir := writeTree(t, map[string]string{"suites/booking.yaml": string(src), "agenttest.yaml": cfg})
+	env := map[string]string{"US_BUILD": us.BuildKey, "US_RUNTIME": us.RuntimeKey}
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{"as the file writes it", nil, nil, "running 1 case against us-sandbox (" + us.BuildURL + ", runtime " + us.RuntimeURL + ", env sandbox)"},
+		{"the runtime host of another region", map[string]string{"AGENTTEST_RUNTIME_URL": eu.RuntimeURL, "AGENTTEST_RUNTIME_KEY": eu.RuntimeKey}, []string{"--env", "pre-release"},
+			"running 1 case against us-sandbox (" + us.BuildURL + ", runtime " + eu.RuntimeURL + ", env pre-release)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := maps.Clone(env)
+			maps.Copy(e, tc.env)
+			c := newCLI(t, dir, e, append([]string{"run", "--tags", "@smoke", "suites"}, tc.args...)...)
+			out := c.expect(t, exitOK)
+			if line := firstLine(out); line != tc.want {
+				t.Errorf("first line\n got %q\nwant %q", line, tc.want)
 			}
 		})
 	}
