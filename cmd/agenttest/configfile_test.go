@@ -1,12 +1,15 @@
 package main
 
 import (
+	"errors"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"testing/fstest"
 
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
@@ -106,5 +109,25 @@ func TestFirstLineNamesHosts(t *testing.T) {
 				t.Errorf("first line\n got %q\nwant %q", line, tc.want)
 			}
 		})
+	}
+}
+
+// growingFS says a file is small when asked, and then holds more: a
+// config file that grew between its Stat and its read.
+type growingFS struct{ fstest.MapFS }
+
+func (g growingFS) Stat(name string) (fs.FileInfo, error) {
+	return fstest.MapFS{name: {Data: []byte("x")}}.Stat(name)
+}
+
+// TestConfigFileGrownIsCut: the bound holds for what is read, not only
+// for what Stat said: a file that grew past it is refused, not read
+// whole.
+func TestConfigFileGrownIsCut(t *testing.T) {
+	t.Parallel()
+	fsys := growingFS{fstest.MapFS{"agenttest.yaml": {Data: make([]byte, maxConfigBytes+1)}}}
+	_, err := readConfigFile(fsys, "agenttest.yaml")
+	if _, ok := errors.AsType[configFileError](err); !ok || !strings.Contains(err.Error(), "is over 16 MiB") {
+		t.Errorf("error %v", err)
 	}
 }

@@ -1197,6 +1197,9 @@ func TestSyntaxErrorMasksKeyLines(t *testing.T) {
 		"targets:\n  t:\n    connectors:\n      clinic: {live: ct-PLANTED-0123456789: ${env:X}}\n",
 		"targets:\n  t:\n    connectors:\n      clinic: ${env:X} # was ct-PLANTED-0123456789\n    x: [\n",
 		"targets:\n  t:\n    build_key: ${env:X} ct-PLANTED-0123456789\n    x: [\n",
+		// A token written where a name goes: a key with no reference.
+		"targets:\n  t:\n    connectors:\n      ct-PLANTED-0123456789:\n    x: [\n",
+		"targets:\n  t:\n    connectors:\n      clinic: {ct-PLANTED-0123456789:, live: ${env:X}}\n",
 	} {
 		f, diags := Load("agenttest.yaml", []byte(src))
 		if !diags.HasErrors() {

@@ -74,6 +74,7 @@ func TestConfigValidate(t *testing.T) {
 			c.MessagingURL = "https://m.example.com/ws-gw"
 			c.MessagingSocketURL = "wss://m.example.com/ws"
 		})},
+		{name: "a gateway's /ws prefix is kept", cfg: with(func(c *Config) { c.MessagingURL = "https://m.example.com/ws/gw" })},
 		{name: "a version-like word is no version", cfg: with(func(c *Config) { c.BuildURL = "https://gw.example.com/v/vx/v1beta" })},
 		{name: "key in URL", cfg: with(func(c *Config) { c.BuildKey = "sekrit-key"; c.BuildURL = "http://u:sekrit-key@x" }),
 			wantErr: []string{"credentials in the URL are not allowed"}},
