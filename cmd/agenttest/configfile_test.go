@@ -15,16 +15,24 @@ import (
 	"github.com/agenttest/agenttest/internal/sim/simtest"
 )
 
+// bookingSuite is the text of testdata/pass/suites/booking.yaml, the
+// suite a test's own tree is built around.
+func bookingSuite(t *testing.T) []byte {
+	t.Helper()
+	src, err := os.ReadFile("testdata/pass/suites/booking.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
 // TestConfigFileNotAFile: a config file that is not one to read is a
 // usage error that says what it is, before anything is read from it. A
 // named pipe blocked the command in its open, past Ctrl-C, without a
 // word; /dev/zero or a log named by mistake was read into memory whole.
 func TestConfigFileNotAFile(t *testing.T) {
 	t.Parallel()
-	src, err := os.ReadFile("testdata/pass/suites/booking.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := bookingSuite(t)
 	for _, tc := range []struct {
 		name  string
 		setup func(t *testing.T, dir string)
@@ -81,10 +89,7 @@ func TestFirstLineNamesHosts(t *testing.T) {
 	t.Parallel()
 	us := simtest.Start(t, sim.Options{Seed: 1})
 	eu := simtest.Start(t, sim.Options{Seed: 2})
-	src, err := os.ReadFile("testdata/pass/suites/booking.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := bookingSuite(t)
 	cfg := "default_target: us-sandbox\ntargets:\n  us-sandbox:\n    build_url: " + us.BuildURL + "\n    runtime_url: " + us.RuntimeURL +
 		"\n    account_id: " + us.AccountID + "\n    env: sandbox\n    build_key: ${env:US_BUILD}\n    runtime_key: ${env:US_RUNTIME}\n"
 	dir := writeTree(t, map[string]string{"suites/booking.yaml": string(src), "agenttest.yaml": cfg})

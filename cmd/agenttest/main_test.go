@@ -1602,10 +1602,7 @@ func TestSymlinksAreFollowed(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	elsewhere := t.TempDir()
-	src, err := os.ReadFile("testdata/pass/suites/booking.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := bookingSuite(t)
 	if err := os.WriteFile(filepath.Join(elsewhere, "real.yaml"), src, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -1631,10 +1628,7 @@ func TestSymlinksAreFollowed(t *testing.T) {
 // simulator.
 func TestBrokenSymlinks(t *testing.T) {
 	t.Parallel()
-	src, err := os.ReadFile("testdata/pass/suites/booking.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := bookingSuite(t)
 	for _, tc := range []struct {
 		name  string
 		links map[string]string // link → its target
