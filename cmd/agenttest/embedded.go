@@ -149,6 +149,10 @@ func (e *embeddedSim) fill(t *config.Target) {
 	}
 }
 
+// maxNamedTargets is how many of the config file's targets the first
+// line of a run on the embedded simulator names.
+const maxNamedTargets = 8
+
 // embeddedLine is the first line of a run on the embedded simulator: a
 // user who meant to test a real agent must see at once that they did not.
 func embeddedLine(t *config.Target, e *embeddedSim, cfg *config.File) string {
@@ -161,7 +165,13 @@ func embeddedLine(t *config.Target, e *embeddedSim, cfg *config.File) string {
 	}
 	line := fmt.Sprintf("agenttest: %s; using the embedded simulator (agents: %s)", why, strings.Join(e.info.AgentIDs, ", "))
 	if !t.Forced && cfg != nil && len(cfg.Targets) > 0 {
-		line += fmt.Sprintf("; %s defines targets %s but none is selected (use --target or default_target)", cfg.Path, strings.Join(cfg.TargetNames(), ", "))
+		names := cfg.TargetNames()
+		// The first line, not a listing: a workspace's file may hold a
+		// target per agent, region and environment.
+		if len(names) > maxNamedTargets {
+			names = append(names[:maxNamedTargets:maxNamedTargets], fmt.Sprintf("and %d more", len(names)-maxNamedTargets))
+		}
+		line += fmt.Sprintf("; %s defines targets %s but none is selected (use --target or default_target)", cfg.Path, strings.Join(names, ", "))
 	}
 	return line
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"path/filepath"
@@ -134,12 +135,15 @@ func readConfig(st *State, name string) (*config.File, diag.Diagnostics, error) 
 		name = config.DefaultPath
 	}
 	p := argPath(name)
-	src, err := fs.ReadFile(st.FS, p)
+	src, err := readConfigFile(st.FS, p)
 	if err != nil {
 		// A link to nothing is not an absent file: the user meant it to
 		// be read, and the run must not fall back to another target.
 		if broken, ok := errors.AsType[*brokenLinkError](err); ok {
 			return nil, nil, usageErrorf("config file %s is %v", name, broken)
+		}
+		if bad, ok := errors.AsType[configFileError](err); ok {
+			return nil, nil, usageErrorf("config file %s %v", name, bad)
 		}
 		if !explicit && errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, nil
@@ -154,6 +158,61 @@ func readConfig(st *State, name string) (*config.File, diag.Diagnostics, error) 
 	// file's problems are taken from these bytes.
 	f, diags := config.Load(p, scenario.Text(src))
 	return f, diags, nil
+}
+
+// maxConfigBytes bounds the config file: one of a workspace's every
+// target is a few kilobytes, and a --config naming a log, an image or
+// /dev/zero must not be read into memory whole.
+const maxConfigBytes = 16 << 20
+
+// readConfigFile reads the config file p, which must be a regular file
+// of at most maxConfigBytes: a named pipe would block the command before
+// it says anything (and past Ctrl-C), a device would never end.
+func readConfigFile(fsys fs.FS, p string) ([]byte, error) {
+	fi, err := fs.Stat(fsys, p)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case fi.IsDir():
+		return nil, configFileError("is a directory, not a file")
+	case !fi.Mode().IsRegular():
+		return nil, configFileError(fmt.Sprintf("is not a regular file but a %s, which agenttest does not read", fileKind(fi.Mode())))
+	case fi.Size() > maxConfigBytes:
+		return nil, configFileError(fmt.Sprintf("is %d bytes, and a config file is at most %d MiB: is it the right file?", fi.Size(), maxConfigBytes>>20))
+	}
+	f, err := fsys.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	// A file that grew since its Stat is cut at the bound, and refused.
+	src, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
+	if err == nil && len(src) > maxConfigBytes {
+		err = configFileError(fmt.Sprintf("is over %d MiB, the most a config file may be: is it the right file?", maxConfigBytes>>20))
+	}
+	return src, err
+}
+
+// configFileError is what is wrong with a config file that exists but
+// is not one to read; it follows "config file NAME".
+type configFileError string
+
+func (e configFileError) Error() string { return string(e) }
+
+// fileKind names a file mode that is not a regular file's.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeCharDevice != 0:
+		return "character device"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	}
+	return "special file"
 }
 
 // loadSuites finds and loads the suites under paths, printing every

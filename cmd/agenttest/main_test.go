@@ -1567,6 +1567,23 @@ func TestEmbeddedWhenNoTargetSelected(t *testing.T) {
 	if line := firstLine(c.stdout.String()); line != want {
 		t.Errorf("first line\n got %q\nwant %q", line, want)
 	}
+	// A file of a target per agent, region and environment is named in
+	// part: the first line is no listing.
+	many := "targets:\n"
+	for i := range 20 {
+		many += "  t" + itoa(i) + ":\n    build_url: https://build.example.com\n    build_key: ${env:STAGING_KEY}\n"
+	}
+	if err := os.WriteFile(filepath.Join(dir, "many.yaml"), []byte(many), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c = newCLI(t, dir, nil, "run", "--tags", "@smoke", "--config", "many.yaml")
+	if code := c.run(t); code != exitOK {
+		t.Fatalf("many targets: exit %d\n%s%s", code, c.stdout, c.stderr)
+	}
+	want = "agenttest: no target configured; using the embedded simulator (agents: clinic, restaurant, utility-billing); many.yaml defines targets t0, t1, t2, t3, t4, t5, t6, t7, and 12 more but none is selected (use --target or default_target)"
+	if line := firstLine(c.stdout.String()); line != want {
+		t.Errorf("first line with 20 targets\n got %q\nwant %q", line, want)
+	}
 	// --sim chose the simulator over the targets: it says so, and
 	// nothing of a target left unselected.
 	c = newCLI(t, dir, nil, "run", "--tags", "@smoke", "--sim")
@@ -1585,10 +1602,7 @@ func TestSymlinksAreFollowed(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	elsewhere := t.TempDir()
-	src, err := os.ReadFile("testdata/pass/suites/booking.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := bookingSuite(t)
 	if err := os.WriteFile(filepath.Join(elsewhere, "real.yaml"), src, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -1614,10 +1628,7 @@ func TestSymlinksAreFollowed(t *testing.T) {
 // simulator.
 func TestBrokenSymlinks(t *testing.T) {
 	t.Parallel()
-	src, err := os.ReadFile("testdata/pass/suites/booking.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := bookingSuite(t)
 	for _, tc := range []struct {
 		name  string
 		links map[string]string // link → its target

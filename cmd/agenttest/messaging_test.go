@@ -66,7 +66,7 @@ func TestMessagingTarget(t *testing.T) {
 				`web.yaml:3:6: scenario "greets over web chat" runs over messaging, and target "web" has no messaging_host (AGENTTEST_MESSAGING_HOST)`}},
 		{name: "another agent's connector", target: messaging + "    agent_id: restaurant\n    connector_token: ${env:RESTAURANT_WEBCHAT}\n",
 			env: map[string]string{"RESTAURANT_WEBCHAT": s.Info.MessagingConnectors["restaurant"]["sandbox"]}, code: exitUsage, want: []string{
-				`web.yaml:3:6: scenario "greets over web chat" runs over messaging: target "web" has no Messaging connector for agent clinic in sandbox: connector_token is the connector of restaurant; add connectors: {clinic: ${env:NAME}}`}},
+				`web.yaml:3:6: scenario "greets over web chat" runs over messaging: target "web" has no Messaging connector for agent clinic in sandbox: connector_token is the connector of restaurant; add connectors: {clinic: '${env:NAME}'}`}},
 		// A refused connector is a configuration problem: the run stops
 		// (exit 2), naming the setting and the variable that hold it, and
 		// the messaging host the access-token step checks it against.
@@ -87,11 +87,11 @@ func TestMessagingTarget(t *testing.T) {
 		{name: "connector_token of the file's env, --env another", args: []string{"--env", "pre-release"},
 			target: messaging + "    env: sandbox\n    agent_id: clinic\n    connector_token: ${env:CLINIC_WEBCHAT}\n",
 			env:    map[string]string{"CLINIC_WEBCHAT": clinic}, code: exitUsage, want: []string{
-				`web.yaml:3:6: scenario "greets over web chat" runs over messaging: target "web" has no Messaging connector for agent clinic in pre-release: a connector token belongs to one environment, and the target's is sandbox; add connectors: {clinic: {pre-release: ${env:NAME}}}`}},
+				`web.yaml:3:6: scenario "greets over web chat" runs over messaging: target "web" has no Messaging connector for agent clinic in pre-release: a connector token belongs to one environment, and the target's is sandbox; add connectors: {clinic: {pre-release: '${env:NAME}'}}`}},
 		{name: "connectors.AGENT of the file's env, AGENTTEST_ENV another",
 			target: messaging + "    env: sandbox\n    connectors:\n      clinic: ${env:CLINIC_WEBCHAT}\n",
 			env:    map[string]string{"CLINIC_WEBCHAT": clinic, "AGENTTEST_ENV": "pre-release"}, code: exitUsage, want: []string{
-				`target "web" has no Messaging connector for agent clinic in pre-release: its connectors are for sandbox; add connectors: {clinic: {pre-release: ${env:NAME}}}`}},
+				`target "web" has no Messaging connector for agent clinic in pre-release: its connectors are for sandbox; add connectors: {clinic: {pre-release: '${env:NAME}'}}`}},
 		{name: "AGENTTEST_CONNECTOR_TOKEN beside AGENTTEST_ENV", target: messaging + "    env: sandbox\n    agent_id: clinic\n",
 			env:  map[string]string{"AGENTTEST_CONNECTOR_TOKEN": s.Info.MessagingConnectors["clinic"]["pre-release"], "AGENTTEST_ENV": "pre-release"},
 			code: exitOK, want: []string{"PASS web.yaml:5 greets over web chat"}},

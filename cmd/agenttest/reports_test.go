@@ -215,10 +215,7 @@ func TestMergeCucumber(t *testing.T) {
 func TestMergeCucumberEditedSuite(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	src, err := os.ReadFile("testdata/pass/suites/booking.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := bookingSuite(t)
 	write := func(text string) {
 		if err := os.MkdirAll(filepath.Join(dir, "suites"), 0o755); err != nil {
 			t.Fatal(err)
@@ -291,10 +288,7 @@ func TestMergeOutputsMatchRun(t *testing.T) {
 // run section gave two reports one path lost one of them without a word.
 func TestReportPathNamesAnInput(t *testing.T) {
 	t.Parallel()
-	suite, err := os.ReadFile("testdata/pass/suites/booking.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	suite := bookingSuite(t)
 	prior := filepath.Join(t.TempDir(), "prior.json")
 	newCLI(t, "testdata/pass", nil, "run", "--json", prior).expect(t, exitOK)
 	report, err := os.ReadFile(prior)

@@ -696,7 +696,7 @@ func maskSecretLines(src []byte) ([]byte, []string) {
 		indent := len(m[1])
 		eol := line[len(strings.TrimRight(line, "\r\n")):]
 		start := min(len(m[0]), len(line)-len(eol))
-		if rest := line[start : len(line)-len(eol)]; strings.TrimSpace(rest) != "" {
+		if rest := line[start : len(line)-len(eol)]; strings.TrimSpace(rest) != "" && !refsOnly(rest) {
 			keep(rest)
 			lines[i] = []byte(line[:start] + "[REDACTED]" + eol)
 		}
@@ -705,6 +705,11 @@ func maskSecretLines(src []byte) ([]byte, []string) {
 			trimmed := strings.TrimLeft(next, " \t")
 			if strings.TrimSpace(trimmed) != "" && len(next)-len(trimmed) <= indent {
 				break
+			}
+			if refsOnly(trimmed) {
+				// connectors: by agent, as a parsed file shows them: the
+				// line a syntax error is on is the one to see.
+				continue
 			}
 			if strings.TrimSpace(trimmed) != "" {
 				keep(trimmed)
@@ -719,6 +724,45 @@ func maskSecretLines(src []byte) ([]byte, []string) {
 	}
 	slices.SortFunc(values, func(a, b string) int { return len(b) - len(a) })
 	return bytes.Join(lines, nil), values
+}
+
+// refTokenRe splits the text of a secret's line into what refsOnly
+// accepts: an ${env:NAME} reference (quoted or not), a key (a name and
+// its colon), YAML's flow punctuation and blanks.
+var refTokenRe = regexp.MustCompile(`^(?:(\$\{env:[A-Za-z_][A-Za-z0-9_]*\}|'\$\{env:[A-Za-z_][A-Za-z0-9_]*\}'|"\$\{env:[A-Za-z_][A-Za-z0-9_]*\}")|([A-Za-z0-9_.-]+:)|([{}\[\],])|([ \t]+))`)
+
+// refsOnly says whether the text of a secret's line, as written, holds
+// nothing but ${env:NAME} references, the keys they are written under
+// (clinic:, live:) and YAML's punctuation, so that a file that does not
+// parse can show it as a parsed one shows a reference (envRefOnly). A
+// key must be followed by a reference, a { or the line's end: anything
+// else there (a literal token, a comment) is masked with the line.
+func refsOnly(text string) bool {
+	text = strings.TrimRight(text, "\r\n")
+	refs, afterKey := 0, false
+	for text != "" {
+		m := refTokenRe.FindStringSubmatch(text)
+		if m == nil {
+			return false
+		}
+		text = text[len(m[0]):]
+		switch {
+		case m[1] != "":
+			refs++
+			afterKey = false
+		case m[2] != "":
+			if afterKey {
+				return false // a key's value that reads as a key
+			}
+			afterKey = true
+		case m[3] != "":
+			if afterKey && m[3] != "{" {
+				return false
+			}
+			afterKey = false
+		}
+	}
+	return refs > 0
 }
 
 // maskAll masks every value under the secret key k. A block mapping

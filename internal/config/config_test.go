@@ -154,6 +154,20 @@ func TestLoadProblems(t *testing.T) {
 			},
 		},
 		{
+			// The reference writes {build_url}/v1/...: copied with the
+			// version, every call went to /v1/v1/... and its 404 read as
+			// an unknown agent.
+			name: "a URL that holds where the API's paths begin",
+			src: "targets:\n  a:\n    build_url: https://build.us.example.com/v1/\n    runtime_url: https://gw.example.com/platform/v3/ws-abcd1234\n" +
+				"    messaging_url: wss://messaging.us-1.example.com/ws\n  b:\n    build_url: https://gw.example.com/platform\n    messaging_url: https://m.example.com/api/v1\n",
+			want: []string{
+				`c.yaml:3:16: build_url "https://build.us.example.com/v1/": /v1 is part of the paths agenttest appends to it (/v1/... and /v3/...): the calls would go to /v1/v1/...; write https://build.us.example.com`,
+				`c.yaml:4:18: runtime_url "https://gw.example.com/platform/v3/ws-abcd1234": /v3/ws-abcd1234 is part of the paths agenttest appends to it (/v1/... and /v3/...): the calls would go to /v3/ws-abcd1234/v1/...; write https://gw.example.com/platform`,
+				`c.yaml:5:20: messaging_url "wss://messaging.us-1.example.com/ws": /ws is part of the paths agenttest appends to it (/api/v1/... and the socket's /ws): the calls would go to /ws/api/v1/...; write wss://messaging.us-1.example.com`,
+				`c.yaml:8:20: messaging_url "https://m.example.com/api/v1": /api/v1 is part of the paths agenttest appends to it (/api/v1/... and the socket's /ws): the calls would go to /api/v1/api/v1/...; write https://m.example.com`,
+			},
+		},
+		{
 			name: "literal keys are errors at the value",
 			src:  "targets:\n  a:\n    build_key: sk-live-0123456789\n    runtime_key: \"${env:RK} extra\"\n",
 			want: []string{
@@ -455,6 +469,30 @@ func TestResolve(t *testing.T) {
 			want: "sandbox/config build=https://build.us.example.com runtime=https://runtime-us-1.example.com account=ws-abcd1234 agent=restaurant env=live bk=sb-build-secret rk=sb-runtime-secret",
 		},
 		{
+			// The flag stands alone: a variable it overrides is not read,
+			// so a bad one left in the job's environment is no error.
+			name: "flag overrides a bad AGENTTEST_ENV",
+			file: f,
+			sel:  Selection{Env: "sandbox"},
+			env:  map[string]string{EnvEnv: "prod"},
+			want: "sandbox/config build=https://build.us.example.com runtime=https://runtime-us-1.example.com account=ws-abcd1234 agent=restaurant env=sandbox bk=sb-build-secret rk=sb-runtime-secret",
+		},
+		{
+			name: "flag overrides a bad AGENTTEST_ENV without a config target",
+			sel:  Selection{Env: "pre-release"},
+			env:  map[string]string{EnvBuildURL: "http://127.0.0.1:1", EnvBuildKey: "k-secret-0123456", EnvEnv: "prod"},
+			want: "env/environment build=http://127.0.0.1:1 runtime= account= agent= env=pre-release bk=k-secret-0123456 rk=",
+		},
+		{
+			// The file's env: holds the connectors written beside it, so
+			// it is read whatever env the run asks for.
+			name:    "flag does not hide the file's unset env reference",
+			file:    mustLoad(t, "targets:\n  t:\n    build_url: https://build.us.example.com\n    env: ${env:TARGET_ENV}\n    build_key: ${env:SANDBOX_BUILD_KEY}\n"),
+			sel:     Selection{Target: "t", Env: "sandbox"},
+			want:    `agenttest.yaml:4:10: target "t": env refers to TARGET_ENV, which is not set (set TARGET_ENV)`,
+			wantErr: true,
+		},
+		{
 			name: "target chosen by flag with env references",
 			file: f,
 			sel:  Selection{Target: "live"},
@@ -516,6 +554,24 @@ func TestResolve(t *testing.T) {
 			sel:     Selection{Target: "live"},
 			env:     map[string]string{"LIVE_BUILD_URL": "https://b.example.com"},
 			want:    `agenttest.yaml:17:16: target "live": build_key refers to LIVE_KEY, which is not set (set LIVE_KEY (or AGENTTEST_BUILD_KEY))`,
+			wantErr: true,
+		},
+		{
+			// A CI job passes a secret the repository lacks as an empty
+			// value: "not set" would contradict the job's env: block.
+			name:    "a key reference to an empty variable",
+			file:    f,
+			sel:     Selection{Target: "live"},
+			env:     map[string]string{"LIVE_BUILD_URL": "https://b.example.com", "LIVE_KEY": ""},
+			want:    `agenttest.yaml:17:16: target "live": build_key refers to LIVE_KEY, which is set but empty (a CI secret that does not exist is passed as an empty value) (set LIVE_KEY (or AGENTTEST_BUILD_KEY))`,
+			wantErr: true,
+		},
+		{
+			name:    "a URL reference to an empty variable",
+			file:    f,
+			sel:     Selection{Target: "live"},
+			env:     map[string]string{"LIVE_BUILD_URL": "", "LIVE_KEY": "live-secret-key"},
+			want:    `agenttest.yaml:13:16: target "live": build_url refers to LIVE_BUILD_URL, which is set but empty (a CI secret that does not exist is passed as an empty value) (set LIVE_BUILD_URL, or AGENTTEST_BUILD_URL to override it)`,
 			wantErr: true,
 		},
 		{
@@ -1025,7 +1081,7 @@ func TestKeysFollowHosts(t *testing.T) {
 			`agenttest.yaml:15:16: target "byref": build_key is written for the host of PROD_URL, which is not set (build_url at agenttest.yaml:14:16), but AGENTTEST_BUILD_URL sends it to build.staging.example.com: a key goes only to the host it was configured for (set AGENTTEST_BUILD_KEY to the key of build.staging.example.com as well, or unset AGENTTEST_BUILD_URL)`},
 		{"the file's host from a variable without one", "byref", map[string]string{"PROD_URL": "build.prod.example.com", EnvBuildURL: "https://build.staging.example.com"},
 			`agenttest.yaml:15:16: target "byref": build_key is written for a build_url without a host (build_url at agenttest.yaml:14:16), but AGENTTEST_BUILD_URL sends it to build.staging.example.com: a key goes only to the host it was configured for (set AGENTTEST_BUILD_KEY to the key of build.staging.example.com as well, or unset AGENTTEST_BUILD_URL)`},
-		{"the file's host from a variable, the same", "byref", map[string]string{"PROD_URL": "https://build.staging.example.com", EnvBuildURL: "https://build.staging.example.com/v2"}, ``},
+		{"the file's host from a variable, the same", "byref", map[string]string{"PROD_URL": "https://build.staging.example.com", EnvBuildURL: "https://build.staging.example.com/gw"}, ``},
 		{"the call token", "tokens", map[string]string{EnvRuntimeURL: "https://runtime.staging.example.com"},
 			`agenttest.yaml:21:17: target "tokens": call_token is written for runtime.prod.example.com (runtime_url at agenttest.yaml:18:18), but AGENTTEST_RUNTIME_URL sends it to runtime.staging.example.com: a key goes only to the host it was configured for (set AGENTTEST_CALL_TOKEN to the key of runtime.staging.example.com as well, or unset AGENTTEST_RUNTIME_URL)`},
 		{"the connector token", "tokens", map[string]string{EnvMessagingURL: "https://chat.other.example.com"},
@@ -1135,6 +1191,15 @@ func TestSyntaxErrorMasksKeyLines(t *testing.T) {
 		"targets:\n  t:\n    connectors:\n      clinic: ct-PLANTED-0123456789: x\n",
 		"targets:\n  t:\n    connectors:\n      clinic:\n        live: @ct-PLANTED-0123456789\n",
 		"targets:\n  t:\n    connectors:\n      clinic: *ct-PLANTED-0123456789\n",
+		// Beside references, which such a line shows (below).
+		"targets:\n  t:\n    connectors:\n      clinic: ct-PLANTED-0123456789: ${env:X}\n    x: [\n",
+		"targets:\n  t:\n    connectors:\n      clinic: {live: ${env:X}, sandbox: ct-PLANTED-0123456789}\n",
+		"targets:\n  t:\n    connectors:\n      clinic: {live: ct-PLANTED-0123456789: ${env:X}}\n",
+		"targets:\n  t:\n    connectors:\n      clinic: ${env:X} # was ct-PLANTED-0123456789\n    x: [\n",
+		"targets:\n  t:\n    build_key: ${env:X} ct-PLANTED-0123456789\n    x: [\n",
+		// A token written where a name goes: a key with no reference.
+		"targets:\n  t:\n    connectors:\n      ct-PLANTED-0123456789:\n    x: [\n",
+		"targets:\n  t:\n    connectors:\n      clinic: {ct-PLANTED-0123456789:, live: ${env:X}}\n",
 	} {
 		f, diags := Load("agenttest.yaml", []byte(src))
 		if !diags.HasErrors() {
@@ -1148,6 +1213,30 @@ func TestSyntaxErrorMasksKeyLines(t *testing.T) {
 		}
 		if strings.Contains(string(f.Source()), "PLANTED") {
 			t.Errorf("%q: the masked source holds the key:\n%s", src, f.Source())
+		}
+	}
+}
+
+// A secret's line that holds references alone is echoed as written in a
+// file that does not parse, as in one that does: the connectors: line a
+// flow mapping breaks is the one the caret points at. (A pasted
+// connectors: {clinic: ${env:X}} does not parse: YAML ends the plain
+// value at its "{".)
+func TestSyntaxErrorShowsReferenceLines(t *testing.T) {
+	for _, tc := range []struct{ src, line string }{
+		{"targets:\n  t:\n    connectors:\n      clinic: {pre-release: ${env:CLINIC_PR}, live: ${env:CLINIC_LIVE}}\n",
+			"      clinic: {pre-release: ${env:CLINIC_PR}, live: ${env:CLINIC_LIVE}}\n"},
+		{"targets:\n  t:\n    connectors: {clinic: ${env:CLINIC}}\n", "    connectors: {clinic: ${env:CLINIC}}\n"},
+		{"targets:\n  t:\n    build_key: ${env:BK}\n    x: [\n", "    build_key: ${env:BK}\n"},
+		{"targets:\n  t:\n    connectors:\n      clinic:\n        live: '${env:CL}'\n    x: [\n", "        live: '${env:CL}'\n"},
+	} {
+		f, diags := Load("agenttest.yaml", []byte(tc.src))
+		if !diags.HasErrors() {
+			t.Errorf("%q: parsed", tc.src)
+			continue
+		}
+		if !strings.Contains(string(f.Source()), tc.line) {
+			t.Errorf("%q: the masked source does not show %q:\n%s", tc.src, tc.line, f.Source())
 		}
 	}
 }

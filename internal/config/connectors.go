@@ -55,7 +55,7 @@ func (t *TargetDef) loadConnectors(path string, v *yaml.Node, diags diag.Diagnos
 	t.ConnectorsPos = pos(path, v)
 	if v.Kind != yaml.MappingNode {
 		return diags.Append(diag.Diagnostic{Pos: pos(path, v), Message: "connectors must be a mapping of agent to connector token",
-			Hint: "write connectors: {AGENT: ${env:NAME}} or connectors: {AGENT: {ENV: ${env:NAME}}}"})
+			Hint: fmt.Sprintf("write %s or %s", connectorsYAML("AGENT", ""), connectorsYAML("AGENT", "ENV"))})
 	}
 	token := func(agent, env string, n *yaml.Node) {
 		fld := Field{Pos: pos(path, n)}
@@ -180,13 +180,24 @@ func (t *Target) connectorHint(agent, env, home string) string {
 	sort.Strings(have)
 	switch {
 	case len(have) > 0:
-		return fmt.Sprintf("its connectors are for %s; add connectors: {%s: {%s: ${env:NAME}}}", strings.Join(have, ", "), agent, env)
+		return fmt.Sprintf("its connectors are for %s; add %s", strings.Join(have, ", "), connectorsYAML(agent, env))
 	case env != home:
-		return fmt.Sprintf("a connector token belongs to one environment, and the target's is %s; add connectors: {%s: {%s: ${env:NAME}}}", home, agent, env)
+		return fmt.Sprintf("a connector token belongs to one environment, and the target's is %s; add %s", home, connectorsYAML(agent, env))
 	case agent != t.AgentID && t.ConnectorToken != "":
-		return fmt.Sprintf("connector_token is the connector of %s; add connectors: {%s: ${env:NAME}}", t.AgentID, agent)
+		return fmt.Sprintf("connector_token is the connector of %s; add %s", t.AgentID, connectorsYAML(agent, ""))
 	}
-	return fmt.Sprintf("add connector_token: ${env:NAME} (or %s), or connectors: {%s: ${env:NAME}}", EnvConnectorToken, agent)
+	return fmt.Sprintf("add connector_token: ${env:NAME} (or %s), or %s", EnvConnectorToken, connectorsYAML(agent, ""))
+}
+
+// connectorsYAML is the connectors: entry of agent (in env, when not
+// empty) as a hint writes it on one line. The reference is quoted: a
+// flow mapping ends a plain value at its "{", so {clinic: ${env:NAME}}
+// pasted into agenttest.yaml would not parse.
+func connectorsYAML(agent, env string) string {
+	if env == "" {
+		return fmt.Sprintf("connectors: {%s: '${env:NAME}'}", agent)
+	}
+	return fmt.Sprintf("connectors: {%s: {%s: '${env:NAME}'}}", agent, env)
 }
 
 // resolveMessaging resolves the Messaging settings of a target.

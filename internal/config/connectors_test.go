@@ -2,6 +2,7 @@ package config
 
 import (
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -65,13 +66,13 @@ func TestConnectors(t *testing.T) {
 		{agent: "utility-billing", env: "live", want: "ct_billing-live-0123456789", setting: "connectors.utility-billing.live"},
 		{agent: "utility-billing", env: "sandbox", want: "ct_billing-sandbox-0123456789", setting: "connectors.utility-billing.sandbox"},
 		{agent: "restaurant", env: "live",
-			err: `target "web" has no Messaging connector for agent restaurant in live: a connector token belongs to one environment, and the target's is sandbox; add connectors: {restaurant: {live: ${env:NAME}}}`},
+			err: `target "web" has no Messaging connector for agent restaurant in live: a connector token belongs to one environment, and the target's is sandbox; add connectors: {restaurant: {live: '${env:NAME}'}}`},
 		{agent: "clinic", env: "live",
-			err: `target "web" has no Messaging connector for agent clinic in live: its connectors are for sandbox; add connectors: {clinic: {live: ${env:NAME}}}`},
+			err: `target "web" has no Messaging connector for agent clinic in live: its connectors are for sandbox; add connectors: {clinic: {live: '${env:NAME}'}}`},
 		{agent: "utility-billing", env: "pre-release",
-			err: `target "web" has no Messaging connector for agent utility-billing in pre-release: its connectors are for live, sandbox; add connectors: {utility-billing: {pre-release: ${env:NAME}}}`},
+			err: `target "web" has no Messaging connector for agent utility-billing in pre-release: its connectors are for live, sandbox; add connectors: {utility-billing: {pre-release: '${env:NAME}'}}`},
 		{agent: "helpdesk", env: "sandbox",
-			err: `target "web" has no Messaging connector for agent helpdesk in sandbox: connector_token is the connector of restaurant; add connectors: {helpdesk: ${env:NAME}}`},
+			err: `target "web" has no Messaging connector for agent helpdesk in sandbox: connector_token is the connector of restaurant; add connectors: {helpdesk: '${env:NAME}'}`},
 	} {
 		got, err := tg.Connector(tc.agent, tc.env)
 		if setting := tg.ConnectorSetting(tc.agent, tc.env); setting != tc.setting {
@@ -89,7 +90,7 @@ func TestConnectors(t *testing.T) {
 	}
 	// Without connector_token, the hint does not name one.
 	bare := &Target{Name: "web", AgentID: "restaurant", Env: "sandbox"}
-	if _, err := bare.Connector("helpdesk", "sandbox"); err == nil || err.Error() != `target "web" has no Messaging connector for agent helpdesk in sandbox: add connector_token: ${env:NAME} (or AGENTTEST_CONNECTOR_TOKEN), or connectors: {helpdesk: ${env:NAME}}` {
+	if _, err := bare.Connector("helpdesk", "sandbox"); err == nil || err.Error() != `target "web" has no Messaging connector for agent helpdesk in sandbox: add connector_token: ${env:NAME} (or AGENTTEST_CONNECTOR_TOKEN), or connectors: {helpdesk: '${env:NAME}'}` {
 		t.Errorf("bare target: %v", err)
 	}
 	// A target of AGENTTEST_* variables alone has no connectors: to
@@ -129,6 +130,53 @@ func TestConnectors(t *testing.T) {
 	}
 }
 
+// TestConnectorHintsLoadAsWritten: the connectors: entry a missing
+// connector's hint proposes, pasted into agenttest.yaml with its NAME
+// filled in, parses and gives the connector asked for. A flow mapping
+// ends a plain value at "{": {clinic: ${env:NAME}} is not YAML.
+func TestConnectorHintsLoadAsWritten(t *testing.T) {
+	const head = "default_target: web\ntargets:\n  web:\n    build_url: https://build.us.example.com\n    messaging_url: https://messaging.us-1.example.com\n" +
+		"    messaging_host: webchat.example.com\n    agent_id: restaurant\n    env: sandbox\n    build_key: ${env:BUILD_KEY}\n"
+	entry := regexp.MustCompile(`connectors: \{.*\}$`)
+	env := map[string]string{"BUILD_KEY": "build-key-0123456789", "RESTAURANT_WEBCHAT": "ct_restaurant-0123456789", "NEW_WEBCHAT": "ct_new-connector-0123456789"}
+	for _, tc := range []struct {
+		name, target, agent, env string
+	}{
+		{"another agent", "    connector_token: ${env:RESTAURANT_WEBCHAT}\n", "clinic", "sandbox"},
+		{"no connector at all", "", "clinic", "sandbox"},
+		{"another environment", "    connector_token: ${env:RESTAURANT_WEBCHAT}\n", "restaurant", "live"},
+		{"another environment of an agent with connectors", "    connectors:\n      clinic: ${env:RESTAURANT_WEBCHAT}\n", "clinic", "pre-release"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tg, errs := resolveWith(t, head+tc.target, env)
+			if errs != "" {
+				t.Fatal(errs)
+			}
+			_, err := tg.Connector(tc.agent, tc.env)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			hint := entry.FindString(err.Error())
+			if hint == "" {
+				t.Fatalf("no connectors: entry at the end of %q", err)
+			}
+			hint = strings.ReplaceAll(hint, "NAME", "NEW_WEBCHAT")
+			src := head + "    " + hint + "\n"
+			if tc.target != "" && !strings.Contains(tc.target, "connectors:") {
+				src += tc.target
+			}
+			tg, errs = resolveWith(t, src, env)
+			if errs != "" {
+				t.Fatalf("the hint %q does not load:\n%s", hint, errs)
+			}
+			got, err := tg.Connector(tc.agent, tc.env)
+			if err != nil || got.Reveal() != env["NEW_WEBCHAT"] {
+				t.Errorf("after the hint %q: %q, %v", hint, got.Reveal(), err)
+			}
+		})
+	}
+}
+
 func mustLoad(t *testing.T, src string) *File {
 	t.Helper()
 	f, diags := Load("agenttest.yaml", []byte(src))
@@ -159,7 +207,7 @@ func TestConnectorProblems(t *testing.T) {
 			want: `agenttest.yaml:8:9: connectors.clinic: "prod" is not an environment (one of sandbox, pre-release, live)
 agenttest.yaml:9:15: connectors.clinic.live must be an ${env:NAME} reference, not a literal key: keys are secrets and never belong in the file (write connectors.clinic.live: ${env:NAME} and set that variable)`},
 		{name: "not a mapping", src: head + "    connectors: [a, b]\n",
-			want: "agenttest.yaml:6:17: connectors must be a mapping of agent to connector token (write connectors: {AGENT: ${env:NAME}} or connectors: {AGENT: {ENV: ${env:NAME}}})"},
+			want: "agenttest.yaml:6:17: connectors must be a mapping of agent to connector token (write connectors: {AGENT: '${env:NAME}'} or connectors: {AGENT: {ENV: '${env:NAME}'}})"},
 		{name: "short token", src: head + "    connector_token: ${env:SHORT}\n", env: map[string]string{"SHORT": "tiny"},
 			want: `agenttest.yaml:6:22: target "web": connector_token (from SHORT) is 4 characters long`},
 		{name: "unset variable", src: head + "    connectors:\n      clinic: ${env:MISSING}\n",

@@ -229,12 +229,17 @@ type Selection struct {
 	Needs  Needs
 }
 
+// getenv is the value of a variable; set to nothing is as not set.
 func (s Selection) getenv(name string) string {
-	if s.Getenv == nil {
-		return ""
-	}
-	v, _ := s.Getenv(name)
+	v, _ := s.lookup(name)
 	return v
+}
+
+func (s Selection) lookup(name string) (string, bool) {
+	if s.Getenv == nil || name == "" {
+		return "", false
+	}
+	return s.Getenv(name)
 }
 
 // Resolve picks the target and applies precedence. With --sim, or when no
@@ -301,15 +306,18 @@ func Resolve(f *File, sel Selection) (*Target, diag.Diagnostics) {
 	t.MessagingURL = r.field("messaging_url", def.MessagingURL, EnvMessagingURL)
 	t.AccountID = r.field("account_id", def.AccountID, EnvAccountID)
 	t.AgentID = r.field("agent_id", def.AgentID, EnvAgentID)
-	if envFrom == EnvEnv {
-		t.Env = env // checked with the selection above: reported once
+	if envFrom != "" {
+		// --env stands alone, AGENTTEST_ENV unread (checked with the
+		// selection above: reported once). The file's env: is still
+		// read, without the variable it loses to: the connectors
+		// written beside it belong to it (connectorEnv).
+		r.field("env", def.Env, "")
+		t.Env = env
 	} else {
 		t.Env = r.field("env", def.Env, EnvEnv)
 	}
 	t.EnvFrom = envFrom
-	if sel.Env != "" {
-		t.Env = sel.Env
-	} else if envFrom == "" && t.Env != "" {
+	if envFrom == "" && t.Env != "" {
 		t.EnvFrom = fmt.Sprintf("target %q env (%s)", t.Name, def.Env.Pos)
 	}
 	t.WebhookListen = r.field("webhook_listen", def.WebhookListen, EnvWebhookListen)
@@ -438,7 +446,7 @@ func (r *resolver) field(key string, fld Field, envName string) string {
 			hint += fmt.Sprintf(", or %s to override it", envName)
 		}
 		r.diags = r.diags.Append(diag.Diagnostic{Pos: fld.Pos,
-			Message: fmt.Sprintf("%s: %s refers to %s, which is not set", r.what(), key, strings.Join(missing, ", ")),
+			Message: fmt.Sprintf("%s: %s refers to %s", r.what(), key, r.notSet(missing)),
 			Hint:    hint})
 		return ""
 	}
@@ -663,7 +671,7 @@ func (r *resolver) keysFollowHosts(def *TargetDef) {
 		sentTo := b.Host
 		switch {
 		case len(missing) > 0:
-			configuredFor = fmt.Sprintf("the host of %s, which is not set", strings.Join(missing, ", "))
+			configuredFor = "the host of " + r.notSet(missing)
 		case a == nil:
 			configuredFor = fmt.Sprintf("a %s without a host", h.urlKey)
 		case platform.SameOrigin(a, b):
@@ -754,7 +762,7 @@ func (r *resolver) key(key string, fld Field, envName string) Secret {
 			hint += fmt.Sprintf(" (or %s)", envName)
 		}
 		r.diags = r.diags.Append(diag.Diagnostic{Pos: fld.Pos,
-			Message: fmt.Sprintf("%s: %s refers to %s, which is not set", r.what(), key, m[1]),
+			Message: fmt.Sprintf("%s: %s refers to %s", r.what(), key, r.notSet([]string{m[1]})),
 			Hint:    hint})
 		return ""
 	}
@@ -852,7 +860,30 @@ func keyEnv(key string) string {
 	return EnvBuildKey
 }
 
-// expand replaces ${env:NAME} references and lists the unset ones.
+// notSet names the variables expand found missing and says what they
+// are: not set, or set to nothing, which counts as not set but is what a
+// CI job passes for a secret the repository does not have (GitHub's
+// ${{ secrets.X }}), and which "not set" would contradict.
+func (r *resolver) notSet(names []string) string {
+	empty := 0
+	for _, n := range names {
+		if _, ok := r.sel.lookup(n); ok {
+			empty++
+		}
+	}
+	list := strings.Join(names, ", ")
+	switch {
+	case empty == 0 && len(names) == 1:
+		return list + ", which is not set"
+	case empty == 0:
+		return list + ", which are not set"
+	case len(names) == 1:
+		return list + ", which is set but empty (a CI secret that does not exist is passed as an empty value)"
+	}
+	return list + ", which are not set or empty (a CI secret that does not exist is passed as an empty value)"
+}
+
+// expand replaces ${env:NAME} references and lists the unset (or empty) ones.
 func (r *resolver) expand(s string) (string, []string) {
 	var missing []string
 	out := envRefRe.ReplaceAllStringFunc(s, func(ref string) string {

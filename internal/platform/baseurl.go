@@ -36,13 +36,73 @@ func (e *URLError) Error() string { return fmt.Sprintf("%q: %s", e.URL, e.Proble
 // CheckBaseURL checks the form of a build or runtime URL: an absolute
 // http or https URL without credentials, query or fragment. Transport
 // security is CheckScheme's.
-func CheckBaseURL(raw string) error { return checkForm(raw, "the key settings", "http", "https") }
+func CheckBaseURL(raw string) error {
+	if err := checkForm(raw, "the key settings", "http", "https"); err != nil {
+		return err
+	}
+	return checkPath(raw, "/v1/... and /v3/...", func(seg string, _ bool) bool { return versionSegment(seg) })
+}
 
 // CheckMessagingURL checks the form of a Messaging URL, as CheckBaseURL
 // does, where ws and wss are accepted too: the reference names the
 // cluster by its socket, wss://{messaging_host}.
 func CheckMessagingURL(raw string) error {
+	if err := checkMessagingForm(raw); err != nil {
+		return err
+	}
+	return checkPath(raw, "/api/v1/... and the socket's /ws", func(seg string, last bool) bool {
+		return seg == "api" || versionSegment(seg) || (last && seg == "ws")
+	})
+}
+
+// checkMessagingForm is the form of a Messaging URL, and of the socket's
+// URL, whose path is the socket's own.
+func checkMessagingForm(raw string) error {
 	return checkForm(raw, "the connector token setting", "http", "https", "ws", "wss")
+}
+
+// versionSegment is a path segment that names a version of the API
+// (v1, v3), where its endpoints' paths begin.
+func versionSegment(seg string) bool {
+	if len(seg) < 2 || (seg[0] != 'v' && seg[0] != 'V') {
+		return false
+	}
+	for _, r := range seg[1:] {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// checkPath refuses a base URL whose path holds the start of the paths
+// the client appends to it (build_url: https://build.example.com/v1,
+// copied from the reference's {build_url}/v1/...): every call would go
+// to /v1/v1/... and meet a 404 that reads as an unknown agent. A path
+// before that (a gateway's prefix) is kept. appended is what the
+// client appends, its first path first, for the message; endpoint says
+// whether a segment (the last one, when last) begins it.
+func checkPath(raw, appended string, endpoint func(seg string, last bool) bool) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil // checkForm refused it
+	}
+	segs := strings.Split(strings.Trim(u.Path, "/"), "/")
+	for i, seg := range segs {
+		if seg == "" || !endpoint(seg, i == len(segs)-1) {
+			continue
+		}
+		kept := *u
+		kept.Path = strings.Join(segs[:i], "/")
+		if kept.Path != "" {
+			kept.Path = "/" + kept.Path
+		}
+		kept.RawPath = ""
+		from := "/" + strings.Join(segs[i:], "/")
+		return &URLError{URL: WithoutQuery(u), Problem: fmt.Sprintf("%s is part of the paths agenttest appends to it (%s): the calls would go to %s%s; write %s",
+			from, appended, from, strings.Fields(appended)[0], WithoutQuery(&kept))}
+	}
+	return nil
 }
 
 // checkForm refuses what a base URL must not carry. Credentials, a query
@@ -51,7 +111,16 @@ func CheckMessagingURL(raw string) error {
 // path the client appends to the base. keys names the settings a key
 // belongs in, for credentials written in the URL instead.
 func checkForm(raw, keys string, schemes ...string) error {
+	if t := strings.TrimSpace(raw); t != raw && t != "" {
+		// url.Parse's "first path segment in URL cannot contain colon"
+		// or "invalid port" does not say the blank is what is wrong.
+		return &URLError{URL: RedactURL(raw), Problem: "has blanks around it (write it without them)"}
+	}
 	u, err := url.Parse(raw)
+	if err != nil && !strings.Contains(raw, "://") {
+		// host:port without a scheme fails to parse as a path.
+		return &URLError{URL: RedactURL(raw), Problem: "must be an absolute URL, with a host and scheme " + orList(schemes) + " (" + schemes[len(schemes)-1] + "://HOST)"}
+	}
 	if err != nil {
 		// url.Error repeats the input; say it once.
 		if ue, ok := errors.AsType[*url.Error](err); ok {

@@ -54,6 +54,28 @@ func TestConfigValidate(t *testing.T) {
 			wantErr: []string{`messaging URL "https://xxxxx@messaging.example.com": credentials in the URL are not allowed; use the connector token setting`}},
 		{name: "unparsable", cfg: with(func(c *Config) { c.BuildURL = "http://[::1" }), wantErr: []string{"build URL"}},
 		{name: "query", cfg: with(func(c *Config) { c.BuildURL = "https://x/?a=1" }), wantErr: []string{"must not have a query"}},
+		// url.Parse's own words ("first path segment in URL cannot
+		// contain colon") did not say what to write.
+		{name: "host and port without a scheme", cfg: with(func(c *Config) { c.BuildURL = "127.0.0.1:8080" }),
+			wantErr: []string{`build URL "127.0.0.1:8080": must be an absolute URL, with a host and scheme http or https (https://HOST)`}},
+		{name: "blanks around", cfg: with(func(c *Config) { c.RuntimeURL = " https://runtime.us-1.example.com " }),
+			wantErr: []string{`runtime URL " https://runtime.us-1.example.com ": has blanks around it`}},
+		// A path where the endpoints' paths begin: the calls would go to
+		// /v1/v1/...; a gateway's prefix (/base/ above) is kept.
+		{name: "API version in the build URL", cfg: with(func(c *Config) { c.BuildURL = "https://build.us.example.com/v1" }),
+			wantErr: []string{`build URL "https://build.us.example.com/v1": /v1 is part of the paths agenttest appends to it`, "write https://build.us.example.com"}},
+		{name: "API version in the runtime URL", cfg: with(func(c *Config) { c.RuntimeURL = "https://runtime.us-1.example.com/base/V3/" }),
+			wantErr: []string{`runtime URL "https://runtime.us-1.example.com/base/V3/": /V3 is part of`, "write https://runtime.us-1.example.com/base"}},
+		{name: "Messaging API path in the messaging URL", cfg: with(func(c *Config) { c.MessagingURL = "https://m.example.com/api" }),
+			wantErr: []string{`messaging URL "https://m.example.com/api": /api is part of`}},
+		{name: "socket path in the messaging URL", cfg: with(func(c *Config) { c.MessagingURL = "wss://m.example.com/ws/" }),
+			wantErr: []string{`messaging URL "wss://m.example.com/ws/": /ws is part of`}},
+		{name: "a socket URL keeps its path", cfg: with(func(c *Config) {
+			c.MessagingURL = "https://m.example.com/ws-gw"
+			c.MessagingSocketURL = "wss://m.example.com/ws"
+		})},
+		{name: "a gateway's /ws prefix is kept", cfg: with(func(c *Config) { c.MessagingURL = "https://m.example.com/ws/gw" })},
+		{name: "a version-like word is no version", cfg: with(func(c *Config) { c.BuildURL = "https://gw.example.com/v/vx/v1beta" })},
 		{name: "key in URL", cfg: with(func(c *Config) { c.BuildKey = "sekrit-key"; c.BuildURL = "http://u:sekrit-key@x" }),
 			wantErr: []string{"credentials in the URL are not allowed"}},
 		{name: "plain http to a remote host", cfg: with(func(c *Config) { c.BuildURL = "http://build.example.com" }),
@@ -344,7 +366,7 @@ func TestRedactURL(t *testing.T) {
 func TestMessagingURLs(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ url, socketURL, base, socket string }{
-		{"https://m.test/api/", "", "https://m.test/api", "wss://m.test/ws"},
+		{"https://m.test/gw/", "", "https://m.test/gw", "wss://m.test/ws"},
 		{"wss://m.test", "", "https://m.test", "wss://m.test/ws"},
 		{"http://m.test:8080/x", "", "http://m.test:8080/x", "ws://m.test:8080/ws"},
 		{"ws://m.test", "", "http://m.test", "ws://m.test/ws"},

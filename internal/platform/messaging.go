@@ -211,7 +211,7 @@ func (c Config) validateMessaging() error {
 		}
 	}
 	if c.MessagingSocketURL != "" {
-		if err := checkURL("messaging socket URL", c.MessagingSocketURL, CheckMessagingURL, c.AllowHTTP); err != nil {
+		if err := checkURL("messaging socket URL", c.MessagingSocketURL, checkMessagingForm, c.AllowHTTP); err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -23,7 +23,7 @@ func deploymentsFixture() *result.Result {
 	return &result.Result{
 		Started:  t0,
 		Duration: 300e6,
-		Target:   result.Target{Name: "sandbox", BuildURL: "https://build.us.example-platform.com", AccountID: "ws-a1b2c3d4", Env: "sandbox"},
+		Target:   result.Target{Name: "sandbox", BuildURL: "https://build.us.example-platform.com", RuntimeURL: "https://runtime-us-1.example-platform.com", AccountID: "ws-a1b2c3d4", Env: "sandbox"},
 		Files: []*result.File{
 			{Path: rest, Suite: "restaurant", Cases: []*result.Case{c}},
 			{Path: "suites/clinic.yaml", Suite: "clinic", Cases: []*result.Case{clinic}},

@@ -546,8 +546,8 @@ func (h *Human) write(s string) {
 	}
 }
 
-// describeTarget names the target on the first line of a run, with the
-// environments its cases run in (Target.Envs): "env live" when they all
+// describeTarget names the target on the first line of a run, with its
+// build and runtime URLs and the environments its cases run in (Target.Envs): "env live" when they all
 // run in one, "envs live (10), sandbox (4)" when they do not.
 func describeTarget(t result.Target) string {
 	name := t.Name
@@ -560,6 +560,12 @@ func describeTarget(t result.Target) string {
 		extra = append(extra, "embedded simulator")
 	case t.BuildURL != "":
 		extra = append(extra, t.BuildURL)
+		// The runtime host takes the runtime key (confirmations,
+		// probes): one of another region, or of another target through
+		// AGENTTEST_RUNTIME_URL, shows here before anything is called.
+		if t.RuntimeURL != "" {
+			extra = append(extra, "runtime "+t.RuntimeURL)
+		}
 	}
 	switch envs := t.Envs; {
 	case len(envs) == 1:

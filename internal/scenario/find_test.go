@@ -226,6 +226,29 @@ func TestNamedAgentDefinition(t *testing.T) {
 	}
 }
 
+// TestNamedConfigFile: agenttest's config file named on the command line
+// under another name ("agenttest lint ci.yaml") is said to be one, once,
+// with the flag that reads it, rather than a suite written wrong with an
+// error (and an echoed line) for each of its keys.
+func TestNamedConfigFile(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ src, want string }{
+		{"default_target: sandbox\n\ntargets:\n  sandbox:\n    build_key: ${env:BK}\nrun: {parallel: 4}\n", "ci.yaml:3:1: agenttest's config file (targets:), not a suite"},
+		{"# no targets yet\ndefault_target: sandbox\n", "ci.yaml:2:1: agenttest's config file (targets:), not a suite"},
+	} {
+		s, ds, skipped := loadYAML("ci.yaml", []byte(tc.src), true)
+		got := renderDiags(ds)
+		if s != nil || skipped != "" || len(ds) != 1 || !strings.Contains(got, tc.want) || !strings.Contains(got, "pass it with --config ci.yaml") {
+			t.Errorf("%q: suite %v, skipped %q, diagnostics:\n%s", tc.src, s, skipped, got)
+		}
+	}
+	// A suite with a stray targets: is a suite written wrong.
+	_, ds, _ := loadYAML("s.yaml", []byte("targets: x\nscenarios: []\n"), true)
+	if got := renderDiags(ds); !strings.Contains(got, `s.yaml:1:1: unknown key "targets" in suite`) {
+		t.Errorf("a suite with targets:\n%s", got)
+	}
+}
+
 func TestKindOf(t *testing.T) {
 	t.Parallel()
 	for name, want := range map[string]Kind{"a.yaml": YAMLSuite, "a.YML": YAMLSuite, "a.feature": Feature, "a.json": NotSuite, "yaml": NotSuite} {

@@ -267,6 +267,27 @@ func agentDefinition(root *yaml.Node) *yaml.Node {
 	return nodes
 }
 
+// configFile returns the targets: key of a mapping that is agenttest's
+// config file (targets:, or default_target:, and no scenarios:), nil for
+// any other.
+func configFile(root *yaml.Node) *yaml.Node {
+	if root.Kind != yaml.MappingNode {
+		return nil
+	}
+	var at *yaml.Node
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		switch k := root.Content[i]; k.Value {
+		case "scenarios":
+			return nil
+		case "targets", "default_target":
+			if at == nil || k.Value == "targets" {
+				at = k
+			}
+		}
+	}
+	return at
+}
+
 // looksLikeSuite decides from the first document of a YAML file (or the
 // error of decoding it) whether the file is a suite:
 //
@@ -398,6 +419,15 @@ func loadYAML(path string, src []byte, named bool) (suite *Suite, diags diag.Dia
 		d.diags = d.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: diag.Pos{File: path, Line: at.Line, Col: at.Column},
 			Message: "an agent definition of the simulator (id:, start:, nodes:), not a suite",
 			Hint:    fmt.Sprintf("run suites against it with agenttest run --sim-agents %s (docs/agent-definition.md); a suite lists its scenarios under scenarios:", path)})
+		return nil, finish(d.diags, src), ""
+	}
+	if at := configFile(root); at != nil {
+		// Named on the command line (lint ci.yaml): read as a suite,
+		// each of its keys would be an error, and its lines echoed
+		// unmasked beside them.
+		d.diags = d.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: diag.Pos{File: path, Line: at.Line, Col: at.Column},
+			Message: "agenttest's config file (targets:), not a suite",
+			Hint:    fmt.Sprintf("pass it with --config %s, to lint and run alike", path)})
 		return nil, finish(d.diags, src), ""
 	}
 	s := d.suite(root, path)
