@@ -408,7 +408,7 @@ func (c *call) pairs(first, second string) ([]pair, error) {
 	var out []pair
 	for i, row := range c.table {
 		if len(row) != 2 {
-			return nil, c.badRow(i, row, fmt.Sprintf("| %s | %s |", first, second))
+			return nil, c.badRow(i, row, first, second)
 		}
 		if i == 0 && isHeader(row[0], first, "name", "key", "attribute") && isHeader(row[1], second) {
 			continue
@@ -422,15 +422,16 @@ func (c *call) pairs(first, second string) ([]pair, error) {
 }
 
 // badRow is the error of table row i (from 0) whose number of cells is
-// not that of want, the row's shape: at its first extra cell, or at its
-// first cell when it has too few.
-func (c *call) badRow(i int, row []string, want string) *Error {
-	n := strings.Count(want, "|") - 1
+// not the number of columns: at its first extra cell, or at its first
+// cell when it has too few.
+func (c *call) badRow(i int, row []string, columns ...string) *Error {
+	n := len(columns)
 	cell := 1
 	if len(row) > n {
 		cell = n + 1
 	}
-	return &Error{Message: fmt.Sprintf("step %q: table row %d has %d cells, want %d: %s", c.step, i+1, len(row), n, want), Row: i + 1, Cell: cell}
+	return &Error{Message: fmt.Sprintf("step %q: table row %d has %d cells, want %d: | %s |", c.step, i+1, len(row), n, strings.Join(columns, " | ")),
+		Row: i + 1, Cell: cell}
 }
 
 // column reads a one-column table; a first row equal to the column name is
@@ -439,7 +440,7 @@ func (c *call) column(name string) ([]string, error) {
 	var out []string
 	for i, row := range c.table {
 		if len(row) != 1 {
-			return nil, c.badRow(i, row, "| "+name+" |")
+			return nil, c.badRow(i, row, name)
 		}
 		if i == 0 && isHeader(row[0], name, name+"s") {
 			continue
