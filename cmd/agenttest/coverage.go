@@ -42,6 +42,7 @@ func cmdCoverage(_ context.Context, st *State, args []string) error {
 	if len(paths) == 0 {
 		problems = append(problems, "name at least one JSON report")
 	}
+	usage := len(problems) // the rest are the files' own
 	// One report in memory at a time: the reports were all held
 	// together, and five nightly reports of 20,000 scenarios (82 MB
 	// each) peaked at 1.3 GB. What one leaves is collected before the
@@ -61,8 +62,11 @@ func cmdCoverage(_ context.Context, st *State, args []string) error {
 			st.CollectGarbage()
 		}
 	}
-	if len(problems) > 0 {
+	if usage > 0 {
 		return usageProblems("coverage", problems...)
+	}
+	if len(problems) > 0 {
+		return fileProblems("coverage", problems...)
 	}
 	if err := o.readCoverageFrom(st, "coverage"); err != nil {
 		return err

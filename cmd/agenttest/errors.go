@@ -75,6 +75,17 @@ func usageProblems(cmd string, problems ...string) error {
 	return &exitError{code: exitUsage, msg: strings.Join(lines, "\n"), hint: helpHint(cmd)}
 }
 
+// fileProblems reports the problems of the files a command was given
+// (a report cut short, not a JSON report), one line each, as
+// usageProblems does but without the hint to the command's help, which
+// has nothing to say of a file's content: exit 2. The line lands where a
+// nightly job keeps the command's output (its step summary).
+func fileProblems(cmd string, problems ...string) error {
+	err := usageProblems(cmd, problems...).(*exitError)
+	err.hint = ""
+	return err
+}
+
 // helpHint points at the help of a command.
 func helpHint(cmd string) string {
 	word, _, _ := strings.Cut(cmd, " ") // "webhooks listen": help webhooks

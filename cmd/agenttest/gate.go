@@ -259,7 +259,7 @@ func readEvidence(st *State, path string) (gate.Evidence, error) {
 			err = sameMember(data)
 		}
 		if err != nil {
-			return gate.Evidence{}, usageProblems("gate", inFile(path, err))
+			return gate.Evidence{}, fileProblems("gate", inFile(path, err))
 		}
 		return gate.FromComparison(path, c), nil
 	}
@@ -268,7 +268,7 @@ func readEvidence(st *State, path string) (gate.Evidence, error) {
 		err = sameMember(data)
 	}
 	if err != nil {
-		return gate.Evidence{}, usageProblems("gate", inFile(path, err))
+		return gate.Evidence{}, fileProblems("gate", inFile(path, err))
 	}
 	return gate.FromRun(path, rep.Result, rep.Status), nil
 }

@@ -102,8 +102,11 @@ func cmdHistory(_ context.Context, st *State, args []string) error {
 	for i := range problems {
 		problems[i] = red.String(problems[i])
 	}
-	if len(usage) > 0 || len(reports) == 0 {
+	if len(usage) > 0 {
 		return usageProblems("history", append(usage, problems...)...)
+	}
+	if len(reports) == 0 {
+		return fileProblems("history", problems...)
 	}
 	h := history.Build(reports)
 	if len(problems) > 0 {
@@ -146,7 +149,7 @@ func cmdHistory(_ context.Context, st *State, args []string) error {
 		return err
 	}
 	if len(problems) > 0 {
-		return usageProblems("history", problems...)
+		return fileProblems("history", problems...)
 	}
 	return nil
 }

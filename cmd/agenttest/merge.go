@@ -86,6 +86,7 @@ func cmdMerge(_ context.Context, st *State, args []string) error {
 	}
 	files := map[string]string{"--junit": o.junit, "--json": o.json, "--html": o.html, "--cucumber": o.cucumber}
 	problems = append(problems, sameReportFile(files)...)
+	usage := len(problems) // the rest are the files' own
 	var inputs []merge.Input
 	u := coverage.Universe{}
 	// merge has no target: the environment's keys are those it masks,
@@ -103,15 +104,18 @@ func cmdMerge(_ context.Context, st *State, args []string) error {
 		// simulator's definitions survive in the reports' sections).
 		u.Merge(coverage.FromReport(rep.Coverage))
 	}
-	if len(problems) > 0 {
+	if usage > 0 {
 		return usageProblems("merge", problems...)
+	}
+	if len(problems) > 0 {
+		return fileProblems("merge", problems...)
 	}
 	res, bad := merge.Shards(inputs, merge.Options{Force: o.force})
 	if len(bad) > 0 {
 		if !o.force {
 			bad = append(bad, "merge them anyway with --force")
 		}
-		return usageProblems("merge", bad...)
+		return fileProblems("merge", bad...)
 	}
 	if err := o.outputs.readCoverageFrom(st, "merge"); err != nil {
 		return err

@@ -459,6 +459,12 @@ func TestMalformedJSONReports(t *testing.T) {
 			}
 			c := newCLI(t, dir, nil, append(cmd, "bad.json")...)
 			out := c.expect(t, exitUsage, "bad.json"+tc.want)
+			// A file's content is no matter of usage: the readers of
+			// reports alone say nothing of their help (run and compare
+			// read a report for a flag, and point at the flag's help).
+			if len(cmd) == 1 && strings.Contains(out, "agenttest help") {
+				t.Errorf("%s: a bad report points at the command's help:\n%s", cmd[0], out)
+			}
 			for _, bad := range []string{"Go struct", "Go value", "jsonDoc", "report.", "EOF"} {
 				if strings.Contains(out, bad) {
 					t.Errorf("%s: output shows %q:\n%s", cmd[0], bad, out)
