@@ -547,8 +547,9 @@ func (h *Human) write(s string) {
 }
 
 // describeTarget names the target on the first line of a run, with its
-// build and runtime URLs and the environments its cases run in (Target.Envs): "env live" when they all
-// run in one, "envs live (10), sandbox (4)" when they do not.
+// build and runtime URLs and the environments its cases run in
+// (Target.Envs): "env live" when they all run in one, "envs live (10),
+// sandbox (4)" when they do not.
 func describeTarget(t result.Target) string {
 	name := t.Name
 	if name == "" {
