@@ -3,7 +3,6 @@ package godogsteps
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -809,12 +808,12 @@ func (f *failure) Format(s fmt.State, verb rune) {
 	if verb == 'v' && s.Flag('+') {
 		msg := f.err.Error()
 		text := strings.ReplaceAll(msg, "\n", "\n"+terminalIndent)
-		if f.guard && (strings.Contains(msg, "::") || strings.Contains(msg, "##[")) {
-			token := "agenttest-" + rand.Text()
+		if f.guard && report.MayHoldCommand(msg) {
+			g := report.NewCommandGuard()
 			// The stop goes on a line of its own: godog prints the first
 			// line after words of its own ("Error: "), where the runner
 			// would not read a command.
-			text = "\n" + terminalIndent + "::stop-commands::" + token + "\n" + terminalIndent + text + "\n" + terminalIndent + "::" + token + "::"
+			text = "\n" + terminalIndent + g.Stop + "\n" + terminalIndent + text + "\n" + terminalIndent + g.Resume
 		}
 		io.WriteString(s, text)
 		return

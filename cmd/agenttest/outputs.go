@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"cmp"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -493,9 +492,9 @@ func (o *outputs) guardCommands(st *State) (resume func()) {
 // stopCommands writes the stop of the runner's workflow commands and
 // returns what resumes them.
 func stopCommands(st *State) (resume func()) {
-	token := "agenttest-" + rand.Text()
-	fmt.Fprintf(st.Stdout, "::stop-commands::%s\n", token)
-	return func() { fmt.Fprintf(st.Stdout, "::%s::\n", token) }
+	g := report.NewCommandGuard()
+	fmt.Fprintln(st.Stdout, g.Stop)
+	return func() { fmt.Fprintln(st.Stdout, g.Resume) }
 }
 
 // guardMessage prints the message of the error a command ends with, in
@@ -512,36 +511,29 @@ func guardMessage(st *State, err error) error {
 	}
 	var msg bytes.Buffer
 	code := exitCode(err, &msg)
-	if !holdsCommand(msg.Bytes()) {
+	if !report.MayHoldCommand(msg.String()) {
 		return err
 	}
 	_, _ = writeGuarded(st, st.Stderr, msg.Bytes())
 	return reported(code)
 }
 
-// holdsCommand says whether text could hold a workflow command the
-// Actions runner obeys: `::` (a line that starts with it, after blanks;
-// looked for anywhere, which costs at most a needless guard) or `##[`.
-func holdsCommand(text []byte) bool {
-	return bytes.Contains(text, []byte("::")) || bytes.Contains(text, []byte("##["))
-}
-
 // writeGuarded writes text to w, in GitHub Actions between a stop of the
 // runner's workflow commands and their resumption when it could hold one
-// (holdsCommand): for a command that prints text of reports or of the
+// (report.MayHoldCommand): for a command that prints text of reports or of the
 // platform in one write at its end (history, the closing message), and
 // whose output a job may keep in a file, which a guard it did not need
 // would clutter.
 func writeGuarded(st *State, w io.Writer, text []byte) (int, error) {
-	if !inGitHubActions(st) || !holdsCommand(text) {
+	if !inGitHubActions(st) || !report.MayHoldCommand(string(text)) {
 		return w.Write(text)
 	}
-	token := "agenttest-" + rand.Text()
+	g := report.NewCommandGuard()
 	nl := ""
 	if len(text) > 0 && text[len(text)-1] != '\n' {
 		nl = "\n"
 	}
-	return fmt.Fprintf(w, "::stop-commands::%s\n%s%s::%s::\n", token, text, nl, token)
+	return fmt.Fprintf(w, "%s\n%s%s%s\n", g.Stop, text, nl, g.Resume)
 }
 
 // guardInGitHubActions pauses the runner's workflow commands for the

@@ -2,6 +2,7 @@ package report
 
 import (
 	"cmp"
+	"crypto/rand"
 	"fmt"
 	"io"
 	"strings"
@@ -415,4 +416,25 @@ func mdCode(s string) string {
 	}
 	s = ciText(strings.Join(strings.Fields(s), " "))
 	return "`" + strings.NewReplacer("`", "'", "|", "\\|").Replace(s) + "`"
+}
+
+// CommandGuard is the Actions runner's own remedy for text it must not
+// read as workflow commands: Stop before it, Resume after, with a token
+// nobody could know when the text was written (a reply could otherwise
+// resume the commands itself). The runner obeys a line that starts,
+// after blanks, with `::`, and in the older syntax one holding `##[`
+// anywhere.
+type CommandGuard struct{ Stop, Resume string }
+
+// NewCommandGuard makes the lines of a guard with a fresh token.
+func NewCommandGuard() CommandGuard {
+	token := "agenttest-" + rand.Text()
+	return CommandGuard{Stop: "::stop-commands::" + token, Resume: "::" + token + "::"}
+}
+
+// MayHoldCommand says whether text could hold a workflow command the
+// runner obeys: `::` (looked for anywhere, not only at a line's start,
+// which costs at most a needless guard) or `##[`.
+func MayHoldCommand(text string) bool {
+	return strings.Contains(text, "::") || strings.Contains(text, "##[")
 }
