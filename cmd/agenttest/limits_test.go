@@ -523,3 +523,35 @@ func TestRateLimitedWebhooksListen(t *testing.T) {
 		t.Errorf("the registration waited %s on the fake clock, want the Retry-After's 10s", waited)
 	}
 }
+
+// TestGateRateWaitHint: a read of agenttest gate refused with a
+// Retry-After past the wait budget (the target's rate_wait, 1s here)
+// says so and how to raise the budget with what the gate reads: the
+// target's rate_wait. It named --rate-wait and AGENTTEST_RATE_WAIT, which
+// the gate neither has nor reads.
+func TestGateRateWaitHint(t *testing.T) {
+	t.Parallel()
+	clk := fakeclock.New()
+	var gating atomic.Bool
+	env := simBehind(t, sim.Options{Seed: 1, Now: clk.Now, ChatIdleTimeout: 24 * time.Hour}, func(h http.Handler) http.Handler {
+		return refusingFirst(h, func(r *http.Request) bool {
+			return gating.Load() && strings.HasSuffix(r.URL.Path, "/deployments/active")
+		})
+	}, nil)
+	cfg := "default_target: t\ntargets:\n  t:\n    build_url: " + env["AGENTTEST_BUILD_URL"] + "\n    build_key: ${env:BUILD_KEY}\n    rate_wait: 1s\n"
+	dir := writeTree(t, map[string]string{"agenttest.yaml": cfg})
+	writeOneTurnSuite(t, dir, 1)
+	vars := map[string]string{"BUILD_KEY": env["AGENTTEST_BUILD_KEY"]}
+	report := filepath.Join(dir, "r.json")
+	c := newCLI(t, dir, vars, "run", "large.yaml", "--json", report)
+	c.st.Now, c.st.Sleep = clk.Now, clk.Sleep
+	c.expect(t, exitOK, "\nstatus: passed\n")
+
+	gating.Store(true)
+	g := newCLI(t, dir, vars, "gate", report)
+	g.st.Now, g.st.Sleep = clk.Now, clk.Sleep
+	out := g.expect(t, exitErrored, "cannot read the deployment active now: rate limited: waited 0s for GET /v1/agents/restaurant/deployments/active (1 answer 429); the next try could go in 45s, past the wait budget of 1s per scenario (raise it with the target's rate_wait)")
+	if strings.Contains(out, "--rate-wait") || strings.Contains(out, "AGENTTEST_RATE_WAIT") {
+		t.Errorf("the gate names a flag or variable it does not read:\n%s", out)
+	}
+}
