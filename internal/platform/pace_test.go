@@ -133,9 +133,11 @@ func TestCallTokenIsPacedApart(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			clk := fakeclock.New()
+			var refusals atomic.Int32
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				switch {
 				case strings.HasPrefix(r.URL.Path, tc.refused):
+					refusals.Add(1)
 					w.Header().Set("Retry-After", "30")
 					w.WriteHeader(http.StatusTooManyRequests)
 				case strings.HasPrefix(r.URL.Path, "/v1/outbound-calling/"):
@@ -169,6 +171,19 @@ func TestCallTokenIsPacedApart(t *testing.T) {
 			}
 			if err := other(); err != nil {
 				t.Errorf("the other limit's call: err = %v, want it not held by the refused call's pause", err)
+			}
+			// The refused limit's next call is held by its pause, without
+			// a request: its calls share a pacer. An SMS's pacer is its
+			// own, so the next SMS is sent, and refused again.
+			if err := refused(); !IsRateLimited(err) {
+				t.Errorf("the refused limit's next call: err = %v, want it held by the pause", err)
+			}
+			want := int32(1)
+			if tc.sms {
+				want = 2
+			}
+			if n := refusals.Load(); n != want {
+				t.Errorf("the platform refused %d requests, want %d", n, want)
 			}
 			if waited := clk.Now().Sub(fakeclock.Start); waited != 0 {
 				t.Errorf("waited %s, want no wait", waited)
