@@ -235,6 +235,11 @@ func TestRetryAfterForms(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), "GET /v1/alerts") || IsRateLimited(err) != (tc.status == 429) || waited != 0 {
 				t.Fatalf("err = %v after %s, want the %d at once", err, waited, tc.status)
 			}
+			// A 503's says why it was not retried: it said only "503
+			// Service Unavailable".
+			if want := "GET /v1/alerts: 503 Service Unavailable (not retried: its Retry-After of 24h0m0s is past the 1m0s the client waits to retry)"; tc.status == 503 && err.Error() != want {
+				t.Errorf("err = %q, want %q", err, want)
+			}
 		case err != nil:
 			t.Fatalf("err = %v after %s", err, waited)
 		case tc.wait < 0:
