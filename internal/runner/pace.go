@@ -154,10 +154,10 @@ func (o *Options) timerNow() time.Time {
 // reached or the timer disarmed, and a context it cancelled anyway is
 // replaced at the next arm.
 //
-// Without an account (a session outside a run, such as godogsteps')
-// nothing is granted, and each call gets a context.WithTimeout of its
-// own: its deadline lets the client end at once, with its real cause, a
-// 429 pause that would outlast it.
+// Without an account (CallTimeout's ctx without one; sessions and
+// Bounded calls always have one) nothing is granted, and each call gets
+// a context.WithTimeout of its own: its deadline lets the client end at
+// once, with its real cause, a 429 pause that would outlast it.
 //
 // It runs on the real clock, or on Now when Options.AfterFunc runs the
 // runner's timers (a test's fake clock).
