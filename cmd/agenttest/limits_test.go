@@ -451,3 +451,107 @@ func TestMaxReplyBytesFlagOverTarget(t *testing.T) {
 	c := newCLI(t, dir, map[string]string{"BUILD_KEY": s.BuildKey}, "run", "s.yaml", "--max-reply-bytes", "4096")
 	c.expect(t, exitErrored, "reply exceeds the limit of 4 KiB")
 }
+
+// TestRateLimitedGate: the promotion gate's read of the deployment active
+// now waits on a rate limit as the run's own reads do. A Retry-After of
+// 45s, past the 30s turn timeout that bounds the read, refused the
+// promotion ("cannot read the deployment active now: ... 429", exit 4)
+// where waiting would have worked: the read had no wait account, so its
+// bound was a plain deadline, which the client's pause would outlast.
+func TestRateLimitedGate(t *testing.T) {
+	t.Parallel()
+	clk := fakeclock.New()
+	var gating atomic.Bool
+	var build *countingHandler
+	env := simBehind(t, sim.Options{Seed: 1, Now: clk.Now, ChatIdleTimeout: 24 * time.Hour}, func(h http.Handler) http.Handler {
+		build = refusingFirst(h, func(r *http.Request) bool {
+			return gating.Load() && strings.HasSuffix(r.URL.Path, "/deployments/active")
+		})
+		return build
+	}, nil)
+	dir := t.TempDir()
+	writeOneTurnSuite(t, dir, 1)
+	report := filepath.Join(dir, "r.json")
+	c := newCLI(t, dir, env, "run", "large.yaml", "--json", report)
+	c.st.Now, c.st.Sleep = clk.Now, clk.Sleep
+	c.expect(t, exitOK, "\nstatus: passed\n")
+
+	gating.Store(true)
+	before := clk.Now()
+	g := newCLI(t, dir, env, "gate", report)
+	g.st.Now, g.st.Sleep = clk.Now, clk.Sleep
+	g.expect(t, exitOK, "gate: passed")
+	if build.tooMany.Load() != 1 {
+		t.Errorf("the server answered %d requests 429, want 1", build.tooMany.Load())
+	}
+	if waited := clk.Now().Sub(before); waited < 45*time.Second {
+		t.Errorf("the gate waited %s on the fake clock, want the Retry-After's 45s", waited)
+	}
+}
+
+// TestRateLimitedWebhooksListen: agenttest webhooks listen registers its
+// endpoint through calls bounded by the turn timeout (5s here, from the
+// config file's run section), as run does, and waits out a Retry-After
+// longer than that bound (10s: within the test's own 30s bound on the
+// command). It exited 4 with the registration's 429 instead.
+func TestRateLimitedWebhooksListen(t *testing.T) {
+	t.Parallel()
+	clk := fakeclock.New()
+	var refused atomic.Bool
+	var build *countingHandler
+	env := simBehind(t, sim.Options{Seed: 1, Webhooks: sim.WebhookOptions{AllowInsecure: true}}, func(h http.Handler) http.Handler {
+		build = &countingHandler{h: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/v1/webhooks/endpoints" && r.Method == http.MethodPost && refused.CompareAndSwap(false, true) {
+				w.Header().Set("Retry-After", "10")
+				w.WriteHeader(http.StatusTooManyRequests)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})}
+		return build
+	}, nil)
+	dir := writeTree(t, map[string]string{"agenttest.yaml": "run:\n  turn_timeout: 5s\n"})
+	c := newCLI(t, dir, env, "webhooks", "listen", "--listen", "127.0.0.1:0")
+	c.st.Now, c.st.Sleep = clk.Now, clk.Sleep
+	done := startListener(c)
+	waitFor(t, c.stdout, regexp.MustCompile(`listening on 127\.0\.0\.1:\d+; registered endpoint whe_\w+ `))
+	stopListener(t, c, done)
+	if build.tooMany.Load() != 1 {
+		t.Errorf("the server answered %d requests 429, want 1", build.tooMany.Load())
+	}
+	if waited := clk.Now().Sub(fakeclock.Start); waited < 10*time.Second {
+		t.Errorf("the registration waited %s on the fake clock, want the Retry-After's 10s", waited)
+	}
+}
+
+// TestGateRateWaitHint: a read of agenttest gate refused with a
+// Retry-After past the wait budget (the target's rate_wait, 1s here)
+// says so and how to raise the budget with what the gate reads: the
+// target's rate_wait. It named --rate-wait and AGENTTEST_RATE_WAIT, which
+// the gate neither has nor reads.
+func TestGateRateWaitHint(t *testing.T) {
+	t.Parallel()
+	clk := fakeclock.New()
+	var gating atomic.Bool
+	env := simBehind(t, sim.Options{Seed: 1, Now: clk.Now, ChatIdleTimeout: 24 * time.Hour}, func(h http.Handler) http.Handler {
+		return refusingFirst(h, func(r *http.Request) bool {
+			return gating.Load() && strings.HasSuffix(r.URL.Path, "/deployments/active")
+		})
+	}, nil)
+	cfg := "default_target: t\ntargets:\n  t:\n    build_url: " + env["AGENTTEST_BUILD_URL"] + "\n    build_key: ${env:BUILD_KEY}\n    rate_wait: 1s\n"
+	dir := writeTree(t, map[string]string{"agenttest.yaml": cfg})
+	writeOneTurnSuite(t, dir, 1)
+	vars := map[string]string{"BUILD_KEY": env["AGENTTEST_BUILD_KEY"]}
+	report := filepath.Join(dir, "r.json")
+	c := newCLI(t, dir, vars, "run", "large.yaml", "--json", report)
+	c.st.Now, c.st.Sleep = clk.Now, clk.Sleep
+	c.expect(t, exitOK, "\nstatus: passed\n")
+
+	gating.Store(true)
+	g := newCLI(t, dir, vars, "gate", report)
+	g.st.Now, g.st.Sleep = clk.Now, clk.Sleep
+	out := g.expect(t, exitErrored, "cannot read the deployment active now: rate limited: waited 0s for GET /v1/agents/restaurant/deployments/active (1 answer 429); the next try could go in 45s, past the wait budget of 1s per scenario (raise it with the target's rate_wait)")
+	if strings.Contains(out, "--rate-wait") || strings.Contains(out, "AGENTTEST_RATE_WAIT") {
+		t.Errorf("the gate names a flag or variable it does not read:\n%s", out)
+	}
+}

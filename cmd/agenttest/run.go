@@ -491,7 +491,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	maxPerHost := max(platform.DefaultMaxPerHost, o.parallel)
 	gc.run(plan)
 	pcfg, client, closeClient, err := newClient(st, tgt, red, clientLimits{
-		maxPerHost: maxPerHost, maxReplyBytes: o.maxReplyBytes, rate: o.rateCap, rateWait: o.rateWait,
+		maxPerHost: maxPerHost, maxReplyBytes: o.maxReplyBytes, rate: o.rateCap, rateWait: o.rateWait, rateWaitHint: rateWaitHint,
 	})
 	if err != nil {
 		return err
@@ -567,13 +567,18 @@ type clientLimits struct {
 	// limits (0: it errors at its first 429).
 	rate     float64
 	rateWait time.Duration
+	// rateWaitHint says how to raise rateWait with what the command
+	// reads: run's flag, else the target's key alone.
+	rateWaitHint string
 }
 
 // targetLimits are a target's own limits (max_reply_bytes, rate,
 // rate_wait, else the defaults), for the commands without the flags that
-// override them (compare, gate).
+// override them (compare, gate): their hint names the target's key, not
+// a flag they do not have.
 func targetLimits(tgt *config.Target, maxPerHost int) clientLimits {
-	l := clientLimits{maxPerHost: maxPerHost, maxReplyBytes: platform.DefaultMaxReplyBytes, rate: tgt.Rate, rateWait: platform.DefaultRateWait}
+	l := clientLimits{maxPerHost: maxPerHost, maxReplyBytes: platform.DefaultMaxReplyBytes, rate: tgt.Rate, rateWait: platform.DefaultRateWait,
+		rateWaitHint: targetRateWaitHint}
 	if tgt.MaxReplyBytes > 0 {
 		l.maxReplyBytes = tgt.MaxReplyBytes
 	}
@@ -597,7 +602,7 @@ func newClient(st *State, tgt *config.Target, red *secret.Redactor, l clientLimi
 		BuildKey: tgt.BuildKey.Reveal(), RuntimeKey: tgt.RuntimeKey.Reveal(), CallToken: tgt.CallToken.Reveal(), Redactor: red, Now: st.Now, AfterFunc: st.AfterFunc,
 		MaxPerHost: l.maxPerHost, AllowHTTP: tgt.AllowHTTP,
 		MaxReplyBytes: l.maxReplyBytes, MaxReplyHint: maxReplyHint,
-		Rate: l.rate, RateWait: clientRateWait(l.rateWait), RateWaitHint: rateWaitHint,
+		Rate: l.rate, RateWait: clientRateWait(l.rateWait), RateWaitHint: l.rateWaitHint,
 		Retry:      platform.RetryPolicy{Sleep: st.Sleep},
 		HTTPClient: &http.Client{Transport: transport},
 	}
@@ -1000,8 +1005,12 @@ const (
 	envRateWait = "AGENTTEST_RATE_WAIT"
 )
 
-// rateWaitHint ends the error of a case that waited its budget out.
-const rateWaitHint = "raise it with --rate-wait (" + envRateWait + ") or the target's rate_wait"
+// rateWaitHint ends the error of a case that waited its budget out;
+// targetRateWaitHint that of a command without --rate-wait.
+const (
+	rateWaitHint       = "raise it with --rate-wait (" + envRateWait + ") or the target's rate_wait"
+	targetRateWaitHint = "raise it with the target's rate_wait"
+)
 
 // clientRateWait maps --rate-wait to platform.Config.RateWait, where 0
 // means the default and a negative value no waiting.

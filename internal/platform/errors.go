@@ -59,6 +59,10 @@ type APIError struct {
 	Message string
 	// RetryAfter is the wait the server asked for (429, 503), or 0.
 	RetryAfter time.Duration
+	// RetryAfterCap is set when RetryAfter alone ended the retries: it
+	// is past the longest the client waits to retry (RetryPolicy's
+	// MaxRetryAfter), which this holds.
+	RetryAfterCap time.Duration
 	// Attempts is how many times the request was sent.
 	Attempts int
 	// Body is the start of the response body, redacted.
@@ -96,6 +100,9 @@ func (e *APIError) Error() string {
 		b.WriteString(" (answered by ")
 		b.WriteString(e.Redirected)
 		b.WriteString(", which a redirect led to)")
+	}
+	if e.RetryAfterCap > 0 {
+		fmt.Fprintf(&b, " (not retried: its Retry-After of %s is past the %s the client waits to retry)", e.RetryAfter, e.RetryAfterCap)
 	}
 	if e.Attempts > 1 {
 		fmt.Fprintf(&b, " (gave up after %d attempts)", e.Attempts)

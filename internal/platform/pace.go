@@ -630,11 +630,14 @@ type pacerKey struct{ host, key string }
 
 // pacerFor returns the pacer of a call: the one shared by every call made
 // with the same key to the same host, since the platform limits per key.
-// Outbound calling sends the call token, or the runtime key when none is
-// configured (authenticate): the pacer follows the credential sent, so a
-// 429 of one does not hold the other back. Calls whose limit is not the
-// key's get a pacer of their own, which only honours their 429s: a
-// Messaging session's calls (limited per session) and SMS (limited per
+// Outbound calling has a limit of its own (the reference's Limits: "per
+// account configuration", apart from the general one), so its calls share
+// a pacer of their own whichever credential they send (the call token, or
+// the runtime key when none is configured): paced with the runtime key's
+// other calls, a 429 of a calls-per-minute limit paused every
+// Conversations read of the run for its Retry-After. Calls whose limit is
+// not the key's get a pacer of their own, which only honours their 429s:
+// a Messaging session's calls (limited per session) and SMS (limited per
 // project).
 func (c *Client) pacerFor(host string, rq *call) *pacer {
 	var key string
@@ -644,10 +647,7 @@ func (c *Client) pacerFor(host string, rq *call) *pacer {
 	case authRuntimeKey:
 		key = "runtime"
 	case authVendorToken:
-		key = "runtime" // one key, two headers
-		if c.cfg.CallToken != "" && c.cfg.CallToken != c.cfg.RuntimeKey {
-			key = "call token"
-		}
+		key = "outbound"
 	case authConnector:
 		key = "connector"
 	}

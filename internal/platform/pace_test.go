@@ -105,37 +105,46 @@ func TestRetryAfterDatePausesTheKey(t *testing.T) {
 	}
 }
 
-// TestCallTokenIsPacedApart: outbound calling sends the call token, so
-// its 429 pauses that token, not the runtime key of the Conversations
-// API, which the platform limits apart; without a call token it sends
-// the runtime key, and the pause holds both. SMS, limited per project,
-// is paced apart from the key it sends. A Retry-After of 30s is past
-// the wait budget of 1s: a call paused by it errors at once. With the
-// call token, the conversation read after the refused status read
-// waited on the token's pause and errored.
+// TestCallTokenIsPacedApart: outbound calling has a limit of its own
+// (the reference's Limits: "per account configuration"), so its 429
+// pauses outbound calling alone, not the runtime key's Conversations
+// reads, whichever credential it sends: the call token, or the runtime
+// key when there is none (before, the pause held both then, and a 429 of
+// a calls-per-minute limit paused every confirmation read of a run for
+// its Retry-After); nor does the key's 429 pause outbound calling. SMS,
+// limited per project, is paced apart from the key it sends. A
+// Retry-After of 30s is past the wait budget of 1s: a call paused by it
+// errors at once, and a call held by that pause would too.
 func TestCallTokenIsPacedApart(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name      string
 		callToken string
-		shared    bool
-		sms       bool // the refused call is an SMS, not a call's status
+		refused   string // the path prefix answered 429
+		sms       bool   // the refused call is an SMS, not a call's status
 	}{
-		{name: "call token", callToken: "ct-secret-calling"},
-		{name: "SMS", sms: true},
-		{name: "runtime key", shared: true},
-		{name: "call token is the runtime key", callToken: redirectRuntimeKey, shared: true},
+		{name: "call token", callToken: "ct-secret-calling", refused: "/v1/outbound-"},
+		{name: "SMS", refused: "/v1/outbound-", sms: true},
+		{name: "runtime key", refused: "/v1/outbound-"},
+		{name: "call token is the runtime key", callToken: redirectRuntimeKey, refused: "/v1/outbound-"},
+		{name: "runtime key refused", refused: "/v3/"},
+		{name: "runtime key refused, call token", callToken: "ct-secret-calling", refused: "/v3/"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			clk := fakeclock.New()
+			var refusals atomic.Int32
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if strings.HasPrefix(r.URL.Path, "/v1/outbound-") {
+				switch {
+				case strings.HasPrefix(r.URL.Path, tc.refused):
+					refusals.Add(1)
 					w.Header().Set("Retry-After", "30")
 					w.WriteHeader(http.StatusTooManyRequests)
-					return
+				case strings.HasPrefix(r.URL.Path, "/v1/outbound-calling/"):
+					_, _ = w.Write([]byte(`{"call_sid":"CA1","status":"success"}`))
+				default:
+					_, _ = w.Write([]byte(`{"id":"c1","account_id":"ws-abcd1234","project_id":"a1","variant_id":"","variant_name":"","environment":"sandbox","started_at":"2026-03-01T12:00:00Z","channel":"VOICE","from_number":"","to_number":"","in_progress":false,"num_turns":0,"total_duration":0,"vendor_duration":0,"handoff":false,"handoff_reason":"","num_silences":0,"num_ood":0,"metrics":{},"state":{},"turns":[]}`))
 				}
-				_, _ = w.Write([]byte(`{"id":"c1","account_id":"ws-abcd1234","project_id":"a1","variant_id":"","variant_name":"","environment":"sandbox","started_at":"2026-03-01T12:00:00Z","channel":"VOICE","from_number":"","to_number":"","in_progress":false,"num_turns":0,"total_duration":0,"vendor_duration":0,"handoff":false,"handoff_reason":"","num_silences":0,"num_ood":0,"metrics":{},"state":{},"turns":[]}`))
 			}))
 			t.Cleanup(srv.Close)
 			c, err := New(Config{BuildURL: srv.URL, RuntimeURL: srv.URL, AccountID: "ws-abcd1234",
@@ -145,22 +154,36 @@ func TestCallTokenIsPacedApart(t *testing.T) {
 				t.Fatal(err)
 			}
 			ctx := WithRateAccount(context.Background(), NewRateAccount())
-			refused := func() error { _, err := c.CallStatus(ctx, "CA1"); return err }
-			if tc.sms {
+			status := func() error { _, err := c.CallStatus(ctx, "CA1"); return err }
+			read := func() error { _, err := c.GetConversation(ctx, "a1", "c1"); return err }
+			refused, other := status, read
+			switch {
+			case tc.sms:
 				refused = func() error {
 					_, err := c.SendSMS(ctx, SMSRequest{To: "+447700900002", Message: "Reply YES to confirm", ConnectorID: "conn-1"})
 					return err
 				}
+			case tc.refused == "/v3/":
+				refused, other = read, status
 			}
 			if err := refused(); !IsRateLimited(err) {
 				t.Fatalf("refused call: err = %v, want the 429 past the wait budget", err)
 			}
-			_, err = c.GetConversation(ctx, "a1", "c1")
-			switch {
-			case tc.shared && !IsRateLimited(err):
-				t.Errorf("conversation read: err = %v, want it held by the key's pause", err)
-			case !tc.shared && err != nil:
-				t.Errorf("conversation read: err = %v, want it not held by the call token's pause", err)
+			if err := other(); err != nil {
+				t.Errorf("the other limit's call: err = %v, want it not held by the refused call's pause", err)
+			}
+			// The refused limit's next call is held by its pause, without
+			// a request: its calls share a pacer. An SMS's pacer is its
+			// own, so the next SMS is sent, and refused again.
+			if err := refused(); !IsRateLimited(err) {
+				t.Errorf("the refused limit's next call: err = %v, want it held by the pause", err)
+			}
+			want := int32(1)
+			if tc.sms {
+				want = 2
+			}
+			if n := refusals.Load(); n != want {
+				t.Errorf("the platform refused %d requests, want %d", n, want)
 			}
 			if waited := clk.Now().Sub(fakeclock.Start); waited != 0 {
 				t.Errorf("waited %s, want no wait", waited)
@@ -211,6 +234,11 @@ func TestRetryAfterForms(t *testing.T) {
 			// A 429's is a RateLimitError: the wait is past the budget.
 			if err == nil || !strings.Contains(err.Error(), "GET /v1/alerts") || IsRateLimited(err) != (tc.status == 429) || waited != 0 {
 				t.Fatalf("err = %v after %s, want the %d at once", err, waited, tc.status)
+			}
+			// A 503's says why it was not retried: it said only "503
+			// Service Unavailable".
+			if want := "GET /v1/alerts: 503 Service Unavailable (not retried: its Retry-After of 24h0m0s is past the 1m0s the client waits to retry)"; tc.status == 503 && err.Error() != want {
+				t.Errorf("err = %q, want %q", err, want)
 			}
 		case err != nil:
 			t.Fatalf("err = %v after %s", err, waited)

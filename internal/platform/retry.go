@@ -232,6 +232,9 @@ func (c *Client) shouldRetry(ctx context.Context, rq *call, err error, attempt i
 		}
 		if ae.RetryAfter > 0 {
 			if ae.RetryAfter > p.MaxRetryAfter {
+				// Said in the error: the answer alone says only its
+				// status, as if the client had not been asked to retry.
+				ae.RetryAfterCap = p.MaxRetryAfter
 				return 0, false
 			}
 			// Honour the server, with a little jitter so parallel

@@ -102,8 +102,16 @@ func CallTimeout(ctx context.Context, d time.Duration, now func() time.Time, aft
 // makes outside its cases, and says in its error when that bound, not
 // ctx, ended it: the client's says only "context deadline exceeded". A
 // platform that takes a request and never answers would otherwise hold
-// the command until an interrupt ended it.
+// the command until an interrupt ended it. A ctx without a
+// platform.RateAccount gets one for the call, so its rate-limit waits are
+// left out of d as every bounded call's are: without one, the reads of
+// agenttest gate and the registration of agenttest webhooks listen ended
+// at a 429 whose Retry-After outlasted d (a refused promotion, exit 4,
+// where waiting would have worked).
 func Bounded[T any](ctx context.Context, d time.Duration, now func() time.Time, after clock.AfterFunc, call func(context.Context) (T, error)) (T, error) {
+	if platform.RateAccountFrom(ctx) == nil {
+		ctx = platform.WithRateAccount(ctx, platform.NewRateAccount())
+	}
 	cctx, cancel := CallTimeout(ctx, d, now, after)
 	defer cancel()
 	v, err := call(cctx)
@@ -146,10 +154,10 @@ func (o *Options) timerNow() time.Time {
 // reached or the timer disarmed, and a context it cancelled anyway is
 // replaced at the next arm.
 //
-// Without an account (a session outside a run, such as godogsteps')
-// nothing is granted, and each call gets a context.WithTimeout of its
-// own: its deadline lets the client end at once, with its real cause, a
-// 429 pause that would outlast it.
+// Without an account (CallTimeout's ctx without one; sessions and
+// Bounded calls always have one) nothing is granted, and each call gets
+// a context.WithTimeout of its own: its deadline lets the client end at
+// once, with its real cause, a 429 pause that would outlast it.
 //
 // It runs on the real clock, or on Now when Options.AfterFunc runs the
 // runner's timers (a test's fake clock).

@@ -209,9 +209,11 @@ func TestBoundedSaysWhenItsBoundEndedTheCall(t *testing.T) {
 	}{
 		{name: "succeeded", bound: time.Hour},
 		{name: "failed", bound: time.Hour, err: failed, want: failed.Error()},
-		{name: "bound passed", bound: time.Nanosecond, want: "context deadline exceeded (turn timeout of 1ns exceeded)"},
 		// The turn timer cancels the call's context with a cause: its Err
-		// is Canceled.
+		// is Canceled. A ctx without an account gets one of its own, so
+		// the call is bounded the same way (a plain deadline, "context
+		// deadline exceeded", ended it at a 429 whose pause outlasted it).
+		{name: "bound passed", bound: time.Nanosecond, want: "context canceled (turn timeout of 1ns exceeded)"},
 		{name: "bound passed, with an account", bound: time.Nanosecond, account: true, want: "context canceled (turn timeout of 1ns exceeded)"},
 		// The bound runs on the real clock whatever the client's is (a
 		// command's fake State clock).
@@ -475,5 +477,44 @@ func TestTurnTimerArmedAgain(t *testing.T) {
 		cut(time.Nanosecond)
 		cut(time.Nanosecond)
 		tt.stop()
+	}
+}
+
+// TestSessionOutsideARunWaitsOnRateLimits: a session opened outside a run
+// (NewSession, as godogsteps opens one per godog scenario) waits out a
+// 429 as a run's case does, its turn timeout leaving the wait out. The
+// opening of its conversation is refused with a Retry-After of 1s, past
+// the turn timeout of 40ms: the session had no wait account, so nothing
+// was granted, and the step errored with "turn timeout of 40ms
+// exceeded" where waiting would have worked.
+func TestSessionOutsideARunWaitsOnRateLimits(t *testing.T) {
+	e := newEnv(t, sim.Options{Seed: 1})
+	e.proxy.refuseFirstStart("1")
+	clk := fakeclock.New()
+	opts := e.pacedOpts(t, clk, 10*time.Millisecond)
+	// The client waits on the runner's clock, as a command's does.
+	client, err := platform.New(platform.Config{
+		BuildURL: e.proxy.URL, BuildKey: e.sim.BuildKey, Now: clk.Now,
+		HTTPClient: &http.Client{Transport: slowAnswers{clk: clk, latency: 10 * time.Millisecond, next: e.transport}},
+		Retry:      platform.RetryPolicy{Sleep: clk.Sleep},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Channel = DebugChat(client)
+	sc := booking("outside a run", 10)
+	c := &result.Case{Name: sc.Name, Pos: sc.Pos, Status: result.Pending, Agent: e.restaurant, Env: DefaultEnv}
+	s, err := NewSession(context.Background(), sc, c, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.End()
+	for _, st := range sc.Steps {
+		if !s.Exec(st) {
+			t.Fatalf("step %q did not hold: %s", st.Text, describe(c))
+		}
+	}
+	if waited := clk.Now().Sub(fakeclock.Start); waited < time.Second {
+		t.Errorf("the session waited %s on the fake clock, want the Retry-After's 1s", waited)
 	}
 }

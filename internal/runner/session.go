@@ -112,11 +112,19 @@ type Session struct {
 // number follows the case's earlier attempts), no conversation yet; the
 // first step that needs one opens it. ctx bounds the attempt (with the
 // scenario's timeout on top). c names the agent, clientEnv and variant;
-// End must be called when the attempt is over.
+// End must be called when the attempt is over. A ctx without a
+// platform.RateAccount (a session outside a run, such as godogsteps')
+// gets one for the attempt, so that it waits on rate limits as a run's
+// case does, within the client's RateWait, its timeouts leaving the
+// waits out: without one, a 429 whose Retry-After outlasted the turn
+// timeout errored the step as a turn timeout.
 func NewSession(ctx context.Context, sc *scenario.Scenario, c *result.Case, opts Options) (*Session, error) {
 	o, err := opts.withDefaults()
 	if err != nil {
 		return nil, fmt.Errorf("new session: %w", err)
+	}
+	if platform.RateAccountFrom(ctx) == nil {
+		ctx, _ = withAccount(ctx)
 	}
 	return newSession(ctx, &o, sc, c), nil
 }
