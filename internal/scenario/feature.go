@@ -463,6 +463,9 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle, x *expansions, 
 	for k := range sc.Vars {
 		scope[k] = true
 	}
+	// unknown notes the ${name} references that named nothing in scope,
+	// for the hint of a later step that remembers the name.
+	unknown := map[string][]int{}
 	keywords := dialect(p.Language).Keywords
 	for _, ps := range p.Steps {
 		in := steps.Input{Text: ps.Text, Pos: sc.Pos, Keywords: keywords}
@@ -501,7 +504,8 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle, x *expansions, 
 		for _, t := range texts {
 			fl.envRefs.note(t.text, t.at)
 		}
-		refsBroken := fl.checkRefs(texts, scope)
+		unknownBefore := len(fl.diags)
+		refsBroken := fl.checkRefs(texts, scope, unknown)
 		st, err := library.Compile(in)
 		if _, ok := errors.AsType[*interp.SyntaxError](err); ok && refsBroken {
 			// checkRefs reported it, at the reference itself.
@@ -519,6 +523,7 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle, x *expansions, 
 					d.Pos = at
 				}
 				if se.Captures != "" {
+					fl.rememberedLater(unknown, se.Captures, in.Pos, unknownBefore)
 					scope[se.Captures] = true
 				}
 				if !asWritten && len(library.Match(in.Text)) == 0 {
@@ -561,6 +566,7 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle, x *expansions, 
 				}
 				fl.diags = fl.diags.Warnf(at, "capture %s replaces the variable of the same name from here on", st.Capture.Name)
 			}
+			fl.rememberedLater(unknown, st.Capture.Name, in.Pos, unknownBefore)
 			scope[st.Capture.Name] = true
 		}
 		if st.Kind != steps.Setup {

@@ -125,8 +125,10 @@ func (fl *featureLoader) stepTexts(in steps.Input, astStep *messages.Step, asWri
 // that are malformed or name nothing in scope, as the YAML decoder does,
 // each where it is written: at run time they could only error the
 // scenario. ${env:NAME} is left to run time. It reports whether one was
-// malformed.
-func (fl *featureLoader) checkRefs(texts []stepText, scope map[string]bool) (malformed bool) {
+// malformed, and notes each unknown name's diagnostic in unknown (name →
+// indices in fl.diags), so that a later step remembering the name can say
+// so (rememberedLater).
+func (fl *featureLoader) checkRefs(texts []stepText, scope map[string]bool, unknown map[string][]int) (malformed bool) {
 	for _, t := range texts {
 		if !strings.Contains(t.text, "${") {
 			continue
@@ -147,9 +149,26 @@ func (fl *featureLoader) checkRefs(texts []stepText, scope map[string]bool) (mal
 			if s := diag.Suggest(r.Name, names); s != "" {
 				hint = fmt.Sprintf("did you mean ${%s}?", s)
 			}
+			unknown[r.Name] = append(unknown[r.Name], len(fl.diags))
 			fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: t.at(r.Off),
 				Message: fmt.Sprintf("unknown variable ${%s}: not an Examples column or a capture of an earlier step", r.Name), Hint: hint})
 		}
 	}
 	return malformed
+}
+
+// rememberedLater rewrites the hint of the unknown ${name} references that
+// checkRefs noted in unknown, now that the step at pos remembers name: the
+// designer wrote the reference too early, not a wrong name, as the YAML
+// decoder says of a capture of a later turn (capturedLater). The notes
+// from since on are of the remembering step's own texts.
+func (fl *featureLoader) rememberedLater(unknown map[string][]int, name string, pos diag.Pos, since int) {
+	for _, i := range unknown[name] {
+		where := fmt.Sprintf("by the step at line %d", pos.Line)
+		if i >= since {
+			where = "by this step"
+		}
+		fl.diags[i].Hint = fmt.Sprintf("${%s} is remembered %s: a remembered value is usable from the step after the one that remembers it", name, where)
+	}
+	delete(unknown, name)
 }

@@ -30,3 +30,14 @@ Feature: Unknown variables
       """
       half a reference ${name
       """
+
+  # A value remembered by the step that uses it, or a step after the
+  # one that uses it, is named with where it is remembered: the
+  # reference comes too early, the name is right.
+  Scenario: remembered too late
+    When the user says "book a table"
+    Then the agent's reply contains "reference ${code}"
+    And I remember "code" from the reply matching "reference (R\d+)"
+    And I remember "again" from the reply matching "${again}(\d+)"
+    And I remember "code" from the reply matching "(R\d+)"
+    And I remember "broken" from the reply matching "(${broken}"
