@@ -188,3 +188,26 @@ func TestSimAgentsFile(t *testing.T) {
 		t.Errorf("sim --agents %s serves %q", path, out)
 	}
 }
+
+// TestRunNamesTheNodeATraceCheckMeant: a node trace check that names a
+// node the agent's trace lacks, written with a typo or in another case
+// (`order` for `Order`), fails naming the node of the trace the designer
+// likely meant, as a misspelt state key or metric does, in a YAML suite
+// and a feature alike, over HTTP against the designer's own agent; a
+// node that is far from every node of the trace gets no guess.
+func TestRunNamesTheNodeATraceCheckMeant(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, map[string]string{"agents/bakery.yaml": bakery,
+		"suites/s.yaml": "agent: bakery\nscenarios:\n  - name: orders bread\n    turns:\n      - say: some bread please\n" +
+			"        expect: {trace: {includes: [Ordr, Closed], sequence: [Order, order]}}\n",
+		"suites/f.feature": "@agent:bakery\nFeature: f\n\n  Scenario: orders bread\n    When the user says \"some bread please\"\n" +
+			"    Then the node trace includes \"order\"\n"})
+	out := newCLI(t, dir, nil, "run", "suites", "--sim-agents", "agents").expect(t, exitFailed,
+		"suites/s.yaml:6:26: turn 1: node trace is missing Ordr (did you mean \"Order\"?)\n",
+		"suites/s.yaml:6:26: turn 1: node trace is missing Closed\n",
+		"suites/s.yaml:6:52: turn 1: node trace is missing order (did you mean \"Order\"?)\n",
+		"suites/f.feature:6:5: Then the node trace includes \"order\": node trace is missing order (did you mean \"Order\"?)\n")
+	if strings.Contains(out, "missing Closed (") {
+		t.Errorf("a node far from the trace's got a guess:\n%s", out)
+	}
+}
