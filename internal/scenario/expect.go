@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -723,6 +724,16 @@ func (d *decoder) latency(e *assert.Expect, p pair) {
 			return
 		}
 		valNode = m.Val
+	}
+	if vn := d.resolve(valNode); vn != nil {
+		// A duration (`2s`, as timeout: takes) is the likely mistake: say
+		// the milliseconds it means. (A number, or a node that is no
+		// scalar, is no duration: ParseDuration wants a unit.)
+		if dur, err := time.ParseDuration(vn.Value); err == nil && dur > 0 && dur%time.Millisecond == 0 {
+			d.errorHint(vn, fmt.Sprintf("write %d: latency_ms counts milliseconds", dur.Milliseconds()),
+				"latency_ms must be a whole number of milliseconds, not the duration %s", vn.Value)
+			return
+		}
 	}
 	v, ok := d.integer(valNode, "latency_ms")
 	if !ok {
