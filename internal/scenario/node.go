@@ -469,6 +469,7 @@ func (d *decoder) strList(n *yaml.Node, what string, allowEmpty bool) ([]string,
 		if !ok {
 			return nil, false
 		}
+		d.commaList(n, what, s)
 		return []string{s}, true
 	}
 	if n.Kind != yaml.SequenceNode {
@@ -487,6 +488,28 @@ func (d *decoder) strList(n *yaml.Node, what string, allowEmpty bool) ([]string,
 		out = append(out, s)
 	}
 	return out, ok
+}
+
+// commaList warns of a list's value written as one plain scalar with
+// commas (`excludes: Handoff, Goodbye`): YAML reads it as one name, so
+// an exclusion of it passes whatever the agent does and an inclusion
+// fails whatever it does. A quoted value keeps its commas unwarned.
+func (d *decoder) commaList(n *yaml.Node, what, s string) {
+	if n.Style != 0 || !strings.Contains(s, ",") {
+		return
+	}
+	var items []string
+	for item := range strings.SplitSeq(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			items = append(items, item)
+		}
+	}
+	if len(items) < 2 {
+		return
+	}
+	d.diags = d.diags.Append(diag.Diagnostic{Severity: diag.Warning, Pos: d.pos(n),
+		Message: fmt.Sprintf("%s is one value, %q, not a list of %d", what, s, len(items)),
+		Hint:    fmt.Sprintf("write [%s] for a list; quote the value to keep it one", strings.Join(items, ", "))})
 }
 
 // boolean reads true or false; YAML 1.1 words like yes/no are refused
