@@ -374,6 +374,9 @@ func (d *decoder) object(n *yaml.Node, ks keySet) (map[string]pair, []pair, bool
 				hint = fmt.Sprintf("did you mean %q?", k)
 			}
 			if hint == "" {
+				hint = commaSplit(n, p.Key)
+			}
+			if hint == "" {
 				hint = "known keys: " + strings.Join(ks.keys, ", ")
 			}
 			d.errorHint(p.Key, hint, "unknown key %q in %s", p.Name, ks.what)
@@ -383,6 +386,36 @@ func (d *decoder) object(n *yaml.Node, ks keySet) (map[string]pair, []pair, bool
 		order = append(order, p)
 	}
 	return known, order, true
+}
+
+// commaSplit is the hint of an unknown key, written without a value in a
+// mapping in braces, that a comma split off the plain value before it:
+// `{excludes: Handoff, Goodbye}` is the key excludes with the value
+// Handoff, then a key Goodbye; the list meant is `excludes: [Handoff,
+// Goodbye]`. "" when key is not such a key.
+func commaSplit(m, key *yaml.Node) string {
+	if m.Kind != yaml.MappingNode || m.Style&yaml.FlowStyle == 0 {
+		return ""
+	}
+	c := m.Content
+	i := slices.Index(c, key)
+	if i < 0 || i%2 != 0 || !isNull(c[i+1]) {
+		return ""
+	}
+	// Back to the pair whose value the comma ended, over the keys split
+	// off it before this one.
+	j := i - 2
+	for j >= 0 && isNull(c[j+1]) {
+		j -= 2
+	}
+	if j < 0 || c[j+1].Kind != yaml.ScalarNode || c[j+1].Style != 0 {
+		return ""
+	}
+	items := []string{c[j+1].Value}
+	for k := j + 2; k+1 < len(c) && isNull(c[k+1]); k += 2 {
+		items = append(items, c[k].Value)
+	}
+	return fmt.Sprintf("a comma ends a value inside {...}: for a list, write %s: [%s]", c[j].Value, strings.Join(items, ", "))
 }
 
 // meant is the key an unknown key is taken for: one whose word it is, or
