@@ -211,3 +211,26 @@ func TestRunNamesTheNodeATraceCheckMeant(t *testing.T) {
 		t.Errorf("a node far from the trace's got a guess:\n%s", out)
 	}
 }
+
+// TestRunPointsAtTheTableRowThatFailed: a feature's table of state keys
+// or of record fields is one check per row, as a YAML state: or
+// confirm: conversation: mapping is one per key, so a row that fails is
+// reported at its own line (its first cell), naming the step, over HTTP
+// against the simulator; the rows that hold are not reported.
+func TestRunPointsAtTheTableRowThatFailed(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, map[string]string{"agents/bakery.yaml": bakery,
+		"suites/f.feature": "@agent:bakery\nFeature: f\n\n  Scenario: orders bread\n    When the user says \"some bread please\"\n" +
+			"    Then the state includes:\n      | key         | value   |\n      | channel     | WEBCHAT |\n      | environment | live    |\n" +
+			"    And the conversation record shows:\n      | channel   | WEBCHAT |\n      | num_turns | 7       |\n"})
+	out := newCLI(t, dir, nil, "run", "suites", "--sim-agents", "agents").expect(t, exitFailed,
+		"suites/f.feature:9:9: Then the state includes: state \"environment\" is not the expected value\n")
+	if strings.Contains(out, "suites/f.feature:6:5:") || strings.Contains(out, "suites/f.feature:8:") {
+		t.Errorf("a row that holds, or the step as a whole, was reported:\n%s", out)
+	}
+	dir = writeTree(t, map[string]string{"agents/bakery.yaml": bakery,
+		"suites/f.feature": "@agent:bakery\nFeature: f\n\n  Scenario: orders bread\n    When the user says \"some bread please\"\n" +
+			"    Then the conversation record shows:\n      | channel   | WEBCHAT |\n      | num_turns | 7       |\n"})
+	newCLI(t, dir, nil, "run", "suites", "--sim-agents", "agents").expect(t, exitFailed,
+		"suites/f.feature:8:9: Then the conversation record shows: conversation num_turns is 2, expected 7\n")
+}

@@ -497,6 +497,16 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle, x *expansions, 
 				}
 			}
 		}
+		if in.Table != nil && astStep != nil && astStep.DataTable != nil {
+			in.TableAt = make([][]diag.Pos, len(in.Table))
+			for i, row := range in.Table {
+				for j := range row {
+					if at, ok := fl.tableCell(ps, astStep, i+1, j+1); ok {
+						in.TableAt[i] = append(in.TableAt[i], at)
+					}
+				}
+			}
+		}
 		texts := fl.stepTexts(in, astStep, asWritten)
 		if in.DocString != nil {
 			in.DocPos = texts[1].at(0)

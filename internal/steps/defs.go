@@ -581,8 +581,8 @@ func stateTable(c *call) (*Step, error) {
 			if !reply.ValidPath(k) {
 				return &Error{Message: fmt.Sprintf("step %q: %s", c.step, invalidStateKey(r.key)), Row: r.row, Cell: 1}
 			}
-			v := r.value
-			e.State = append(e.State, assert.StateCheck{Pos: c.pos, Key: k, Match: &assert.Text{Pos: c.pos, Exact: &v}})
+			v, pos := r.value, c.rowPos(r.row)
+			e.State = append(e.State, assert.StateCheck{Pos: pos, Key: k, Match: &assert.Text{Pos: pos, Exact: &v}})
 		}
 		return nil
 	})(c)

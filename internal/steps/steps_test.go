@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -351,6 +352,48 @@ func TestCheckBuildsTheYAMLExpect(t *testing.T) {
 	res := assert.Check(exp, assert.Observation{Result: nil}, nil)
 	if len(res) != 1 {
 		t.Errorf("check without a reply: %v", res)
+	}
+}
+
+// TestTableRowsCheckWhereWritten: with the cells' positions, each row of
+// a state or record table is checked at its first cell, the last row's
+// too; a row without positions falls back to the step's.
+func TestTableRowsCheckWhereWritten(t *testing.T) {
+	lib := New()
+	pos := diag.Pos{File: "f.feature", Line: 9, Col: 5}
+	cell := func(line, col int) diag.Pos { return diag.Pos{File: "f.feature", Line: line, Col: col} }
+	at := [][]diag.Pos{{cell(10, 7), cell(10, 14)}, {cell(11, 7), cell(11, 20)}, {cell(12, 7), cell(12, 20)}, nil}
+	table := [][]string{{"key", "value"}, {"party_size", "4"}, {"time", "19:00"}, {"day", "friday"}}
+	op, err := lib.Compile(Input{Pos: pos, Keyword: "And ", Text: `the state includes:`, Table: table, TableAt: at})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp, err := op.Expect(func(s string) (string, error) { return s, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []diag.Pos
+	for _, s := range exp.State {
+		got = append(got, s.Pos, s.Match.Pos)
+	}
+	if want := []diag.Pos{cell(11, 7), cell(11, 7), cell(12, 7), cell(12, 7), pos, pos}; !slices.Equal(got, want) {
+		t.Errorf("state check positions %v, want %v", got, want)
+	}
+	op, err = lib.Compile(Input{Pos: pos, Keyword: "And ", Text: `the conversation record shows:`,
+		Table: [][]string{{"channel", "WEBCHAT"}, {"num_turns", "2"}}, TableAt: at[1:3]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cf, err := op.Confirm(func(s string) (string, error) { return s, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = nil
+	for _, f := range cf.Conversation.Fields {
+		got = append(got, f.Pos)
+	}
+	if want := []diag.Pos{cell(11, 7), cell(12, 7)}; !slices.Equal(got, want) {
+		t.Errorf("record field positions %v, want %v", got, want)
 	}
 }
 
