@@ -234,3 +234,39 @@ func TestRunPointsAtTheTableRowThatFailed(t *testing.T) {
 	newCLI(t, dir, nil, "run", "suites", "--sim-agents", "agents").expect(t, exitFailed,
 		"suites/f.feature:8:9: Then the conversation record shows: conversation num_turns is 2, expected 7\n")
 }
+
+// TestRunWarnsOfNodesTheAgentLacks: on the embedded simulator the node
+// names of a selected scenario's checks are held to the definition that
+// serves its agent before any call: a name it lacks is warned of at the
+// check, with the node likely meant, as a check that fails whatever the
+// agent does, or, excluded, one that passes whatever it does. Names it
+// has (in another case where the matcher ignores case), names built from
+// ${...}, patterns and skipped scenarios are not; an examples row does not
+// repeat a warning. The run goes on and the checks fail over HTTP.
+func TestRunWarnsOfNodesTheAgentLacks(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, map[string]string{"agents/bakery.yaml": bakery,
+		"suites/s.yaml": "agent: bakery\nscenarios:\n  - name: orders bread\n    examples: [{n: Order}, {n: Hello}]\n    turns:\n      - say: some bread please\n" +
+			"        expect:\n          node: Ordr\n          trace: {excludes: [Closd, Closed], sequence: [Hello, order], includes: [\"${n}\"]}\n" +
+			"      - say: more bread\n        expect:\n          node: {not: {any: [{one_of: [Clsed]}, {matches: '^Ord'}, {equals: order, ignore_case: true}]}}\n" +
+			"      - say: bread again\n        expect:\n          node: {ignore_case: true, any: [{equals: hello, ignore_case: false}, ORDER]}\n" +
+			"  - name: skipped\n    skip: no flow yet\n    turns:\n      - say: cancel\n        expect: {node: Cancel}\n",
+		"suites/f.feature": "@agent:bakery\nFeature: f\n\n  Scenario: orders bread in a feature\n    When the user says \"some bread please\"\n" +
+			"    Then the node trace does not include \"Closd\"\n    And the current node is \"Ordr\"\n"})
+	out := newCLI(t, dir, nil, "run", "suites", "--sim-agents", "agents").expect(t, exitFailed,
+		"suites/s.yaml:15:43: warning: node \"hello\" is not a node of agent \"bakery\" as the embedded simulator serves it, so the check fails whatever the agent does (did you mean \"Hello\"?)\n",
+		"suites/f.feature:6:5: warning: node \"Closd\" is not a node of agent \"bakery\" as the embedded simulator serves it, so this exclusion passes",
+		"suites/s.yaml:8:11: warning: node \"Ordr\" is not a node of agent \"bakery\" as the embedded simulator serves it, so the check fails whatever the agent does (did you mean \"Order\"?)\n",
+		"suites/s.yaml:9:19: warning: node \"Closd\" is not a node of agent \"bakery\" as the embedded simulator serves it, so this exclusion passes whatever the agent does (did you mean \"Closed\"?)\n",
+		"suites/s.yaml:9:46: warning: node \"order\" is not a node of agent \"bakery\" as the embedded simulator serves it, so the check fails whatever the agent does (did you mean \"Order\"?)\n",
+		"suites/s.yaml:12:30: warning: node \"Clsed\" is not a node of agent \"bakery\" as the embedded simulator serves it, so this exclusion passes whatever the agent does (did you mean \"Closed\"?)\n",
+		"suites/f.feature:7:5: warning: node \"Ordr\" is not a node of agent \"bakery\"",
+		"FAIL suites/s.yaml:4 orders bread [n=Order]", "FAIL suites/f.feature:4 orders bread in a feature")
+	if n := strings.Count(out, "is not a node"); n != 7 {
+		t.Errorf("%d warnings of nodes, want 7:\n%s", n, out)
+	}
+	// The examples name only nodes their agents have.
+	if _, c, _ := runExamples(t); strings.Contains(c.stderr.String(), "is not a node") {
+		t.Errorf("an example names a node its agent lacks:\n%s", c.stderr)
+	}
+}
