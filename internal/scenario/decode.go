@@ -180,7 +180,10 @@ func (d *decoder) suite(root *yaml.Node, file string) *Suite {
 		d.warnf(p.Key, "scenarios is empty: the suite runs nothing")
 	}
 	seen := map[string]diag.Pos{}
+	d.fileCaptures = fileCaptureSites(list, d.file)
+	defer func() { d.fileCaptures = nil }()
 	for i, item := range list.Content {
+		d.item = i
 		// Once decoded, an item's nodes are no longer needed: dropping
 		// them lets a large file's tree shrink as its programs grow,
 		// instead of both being held until the file is done. A node an
@@ -1071,6 +1074,52 @@ func captureSites(turns *yaml.Node, file string) []captureSite {
 		}
 	}
 	return sites
+}
+
+// fileCapture is where a scenario of a file captures a name.
+type fileCapture struct {
+	scenario string
+	// item is the scenario's index in the scenarios: list.
+	item int
+	pos  diag.Pos
+}
+
+// fileCaptureSites lists the captures of every scenario of scenarios (the
+// suite's scenarios: list) by name, read without diagnostics.
+func fileCaptureSites(scenarios *yaml.Node, file string) map[string][]fileCapture {
+	var out map[string][]fileCapture
+	for i, item := range scenarios.Content {
+		if item == nil || item.Kind != yaml.MappingNode {
+			continue
+		}
+		name, turns := "", (*yaml.Node)(nil)
+		for j := 0; j+1 < len(item.Content); j += 2 {
+			switch item.Content[j].Value {
+			case "name":
+				name = item.Content[j+1].Value
+			case "turns":
+				turns = item.Content[j+1]
+			}
+		}
+		for _, c := range captureSites(turns, file) {
+			if out == nil {
+				out = map[string][]fileCapture{}
+			}
+			out[c.name] = append(out[c.name], fileCapture{scenario: name, item: i, pos: c.pos})
+		}
+	}
+	return out
+}
+
+// capturedElsewhere says where another scenario of the file captures
+// name, for the hint of an unknown ${name}; "" when none does.
+func (d *decoder) capturedElsewhere(name string) string {
+	for _, c := range d.fileCaptures[name] {
+		if c.item != d.item {
+			return fmt.Sprintf("${%s} is captured by scenario %q, at line %d: each scenario is a conversation of its own, and its captures end with it", name, c.scenario, c.pos.Line)
+		}
+	}
+	return ""
 }
 
 // capturedLater says where a turn at or after the one being decoded

@@ -94,6 +94,7 @@ func loadFeature(file string, src []byte) (suite *Suite, diags diag.Diagnostics)
 		seen[sc.Name] = sc.Pos
 		s.Scenarios = append(s.Scenarios, sc)
 	}
+	fl.rememberedElsewhere()
 	for _, at := range fl.bgOrder {
 		fl.diags = append(fl.diags, fl.bgChatOnly[at]...)
 	}
@@ -234,6 +235,12 @@ func argument(a *messages.PickleStepArgument) string {
 type featureLoader struct {
 	file  string
 	diags diag.Diagnostics
+	// remembered is, by name, the first step of the file that remembers
+	// a value, and unknownRefs the ${name} references of the scenarios
+	// that no step of theirs remembers, so that one another scenario
+	// remembers says so (rememberedElsewhere).
+	remembered  map[string]rememberSite
+	unknownRefs []unknownRef
 	// nodes maps AST node ids to the nodes, since pickles carry no
 	// positions of their own.
 	nodes map[string]any
@@ -466,6 +473,7 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle, x *expansions, 
 	// unknown notes the ${name} references that named nothing in scope,
 	// for the hint of a later step that remembers the name.
 	unknown := map[string][]int{}
+	defer fl.keepUnknown(unknown, p)
 	keywords := dialect(p.Language).Keywords
 	for _, ps := range p.Steps {
 		in := steps.Input{Text: ps.Text, Pos: sc.Pos, Keywords: keywords}
@@ -534,6 +542,7 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle, x *expansions, 
 				}
 				if se.Captures != "" {
 					fl.rememberedLater(unknown, se.Captures, in.Pos, unknownBefore)
+					fl.remember(se.Captures, sc, p, in.Pos)
 					scope[se.Captures] = true
 				}
 				if !asWritten && len(library.Match(in.Text)) == 0 {
@@ -577,6 +586,7 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle, x *expansions, 
 				fl.diags = fl.diags.Warnf(at, "capture %s replaces the variable of the same name from here on", st.Capture.Name)
 			}
 			fl.rememberedLater(unknown, st.Capture.Name, in.Pos, unknownBefore)
+			fl.remember(st.Capture.Name, sc, p, in.Pos)
 			scope[st.Capture.Name] = true
 		}
 		if st.Kind != steps.Setup {

@@ -172,3 +172,63 @@ func (fl *featureLoader) rememberedLater(unknown map[string][]int, name string, 
 	}
 	delete(unknown, name)
 }
+
+// rememberSite is where a scenario of a feature remembers a name: the
+// scenario's name and AST node (the rows of an outline share it) and the
+// step's position.
+type rememberSite struct {
+	scenario, node string
+	pos            diag.Pos
+}
+
+// unknownRef is a ${name} reference of a scenario (its AST node) that
+// named nothing in its scope: the index of its diagnostic.
+type unknownRef struct {
+	name, node string
+	diag       int
+}
+
+// scenarioNode is the id of the AST node a pickle comes from.
+func scenarioNode(p *messages.Pickle) string {
+	if len(p.AstNodeIds) > 0 {
+		return p.AstNodeIds[0]
+	}
+	return ""
+}
+
+// remember notes that the step at pos of scenario sc (pickle p)
+// remembers name.
+func (fl *featureLoader) remember(name string, sc *Scenario, p *messages.Pickle, pos diag.Pos) {
+	if _, ok := fl.remembered[name]; ok {
+		return
+	}
+	if fl.remembered == nil {
+		fl.remembered = map[string]rememberSite{}
+	}
+	fl.remembered[name] = rememberSite{scenario: sc.Name, node: scenarioNode(p), pos: pos}
+}
+
+// keepUnknown keeps the unknown references of pickle p that no step of
+// its own remembers (what rememberedLater left in unknown), for
+// rememberedElsewhere.
+func (fl *featureLoader) keepUnknown(unknown map[string][]int, p *messages.Pickle) {
+	for name, idxs := range unknown {
+		for _, i := range idxs {
+			fl.unknownRefs = append(fl.unknownRefs, unknownRef{name: name, node: scenarioNode(p), diag: i})
+		}
+	}
+}
+
+// rememberedElsewhere gives an unknown ${name} that another scenario of
+// the file remembers the hint that says so, as the YAML decoder does of
+// a capture of another scenario (capturedElsewhere): each scenario is a
+// conversation of its own, and what it remembers ends with it.
+func (fl *featureLoader) rememberedElsewhere() {
+	for _, u := range fl.unknownRefs {
+		r, ok := fl.remembered[u.name]
+		if !ok || r.node == u.node {
+			continue
+		}
+		fl.diags[u.diag].Hint = fmt.Sprintf("${%s} is remembered by scenario %q, at line %d: each scenario is a conversation of its own, and what it remembers ends with it", u.name, r.scenario, r.pos.Line)
+	}
+}

@@ -52,6 +52,12 @@ type decoder struct {
 	// scenarios use no name too early.
 	turnsNode *yaml.Node
 	turn0     int
+	// item is the index of the scenarios: item being decoded, and
+	// fileCaptures the captures of every item of the file by name
+	// (fileCaptureSites), so that a ${name} another scenario captures
+	// says so: each scenario is a conversation of its own.
+	item         int
+	fileCaptures map[string][]fileCapture
 	// missingCols maps the examples columns of the scenario being decoded
 	// to the lines of the rows that lack them (missingColumns).
 	missingCols map[string][]int
@@ -719,6 +725,9 @@ func (d *decoder) checkRefs(n *yaml.Node, s string) {
 		hint := d.missingColumnHint(r.Name)
 		if hint == "" {
 			hint = d.capturedLater(r.Name)
+		}
+		if hint == "" {
+			hint = d.capturedElsewhere(r.Name)
 		}
 		if s := diag.Suggest(r.Name, names); hint == "" && s != "" {
 			hint = fmt.Sprintf("did you mean ${%s}?", s)
