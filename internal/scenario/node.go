@@ -60,7 +60,7 @@ type decoder struct {
 	fileCaptures map[string][]fileCapture
 	// missingCols maps the examples columns of the scenario being decoded
 	// to the lines of the rows that lack them (missingColumns).
-	missingCols map[string][]int
+	missingCols map[string][]missingColumn
 	// varsSeen holds the sets of vars varsExpand has expanded.
 	varsSeen map[string]bool
 	// envRefs are the ${env:NAME} references read so far (Suite.EnvRefs).
