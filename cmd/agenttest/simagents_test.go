@@ -270,3 +270,24 @@ func TestRunWarnsOfNodesTheAgentLacks(t *testing.T) {
 		t.Errorf("an example names a node its agent lacks:\n%s", c.stderr)
 	}
 }
+
+// TestRunDiffsAnExpectationOverLinesByWords: an exact reply written over
+// several lines (a feature's DocString, a YAML literal block) against a
+// reply on one line shares no line with it, and its diff is word by word
+// with the line break that became a space written \n, in both formats,
+// over HTTP against the simulator: not every line removed and the reply
+// added, which would hide that the words are right.
+func TestRunDiffsAnExpectationOverLinesByWords(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, map[string]string{"agents/bakery.yaml": bakery,
+		"suites/s.yaml": "agent: bakery\nscenarios:\n  - name: orders bread\n    turns:\n      - say: some bread please\n" +
+			"        expect:\n          response: |\n            One loaf\n            coming up.\n",
+		"suites/f.feature": "@agent:bakery\nFeature: f\n\n  Scenario: orders bread in a feature\n    When the user says \"some bread please\"\n" +
+			"    Then the agent says:\n      \"\"\"\n      One loaf\n      coming up.\n      \"\"\"\n"})
+	out := newCLI(t, dir, nil, "run", "suites", "--sim-agents", "agents").expect(t, exitFailed,
+		"suites/s.yaml:7:11: turn 1: reply is not the expected text\n",
+		"suites/f.feature:6:5: Then the agent says: reply is not the expected text\n")
+	if n := strings.Count(out, "      diff:     One loaf[-\\n-]{+ +}coming up[-.-]\n"); n != 2 {
+		t.Errorf("%d word diffs of the lines, want 2:\n%s", n, out)
+	}
+}
