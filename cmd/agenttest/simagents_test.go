@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -289,5 +290,37 @@ func TestRunDiffsAnExpectationOverLinesByWords(t *testing.T) {
 		"suites/f.feature:6:5: Then the agent says: reply is not the expected text\n")
 	if n := strings.Count(out, "      diff:     One loaf[-\\n-]{+ +}coming up[-.-]\n"); n != 2 {
 		t.Errorf("%d word diffs of the lines, want 2:\n%s", n, out)
+	}
+}
+
+// TestLintWarnsOfNodesTheAgentLacks: lint --sim-agents holds the node
+// names of the checks to the definitions as such a run does, calling
+// nothing and exiting 0 on warnings; a scenario without agent: is held to
+// the one definition given, and to none of several.
+func TestLintWarnsOfNodesTheAgentLacks(t *testing.T) {
+	t.Parallel()
+	other := strings.ReplaceAll(bakery, "id: bakery", "id: other")
+	for _, tc := range []struct {
+		name   string
+		agents map[string]string
+		warns  int
+	}{
+		{"one definition", map[string]string{"agents/bakery.yaml": bakery}, 2},
+		{"two definitions", map[string]string{"agents/bakery.yaml": bakery, "agents/other.yaml": other}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			files := map[string]string{
+				"suites/s.yaml":  "agent: bakery\nscenarios:\n  - name: a\n    turns:\n      - say: bread\n        expect: {node: Ordr}\n",
+				"suites/n.yaml":  "scenarios:\n  - name: b\n    turns:\n      - say: bread\n        expect: {trace: {excludes: [Closd]}}\n",
+				"agenttest.yaml": "default_target: t\ntargets:\n  t: {build_url: https://b.example, runtime_url: https://r.example}\n",
+			}
+			maps.Copy(files, tc.agents)
+			out := newCLI(t, writeTree(t, files), nil, "lint", "suites", "--sim-agents", "agents").expect(t, exitOK,
+				"suites/s.yaml:6:18: warning: node \"Ordr\" is not a node of agent \"bakery\"")
+			if n := strings.Count(out, "is not a node"); n != tc.warns {
+				t.Errorf("%d warnings of nodes, want %d:\n%s", n, tc.warns, out)
+			}
+		})
 	}
 }
