@@ -10,6 +10,7 @@ import (
 
 	"github.com/agenttest/agenttest/internal/config"
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/runner"
 	"github.com/agenttest/agenttest/internal/scenario"
 )
 
@@ -29,16 +30,23 @@ or is empty is an error. Other YAML files (CI jobs, agent definitions,
 agenttest.yaml, even one that does not parse: lint reports it as the
 config file) are passed over; -v lists them.
 
+With --sim-agents PATH (AGENTTEST_SIM_AGENTS), the agent definitions a
+run would serve on the embedded simulator, lint also warns of node names
+the checks expect that the agent's definition lacks (node:, trace:, the
+node steps of a feature), as such a run does. A scenario without agent:
+is held to the definition when PATH holds only one.
+
 Exit 2 when there is any error; 5 when there is nothing to test (no
 scenario under the paths), as for 'agenttest run' (--allow-empty makes it
 0); 0 otherwise (warnings do not fail).
 `
 
 func cmdLint(_ context.Context, st *State, args []string) error {
-	var cfgName string
+	var cfgName, simAgents string
 	var noColor, allowEmpty, verbose bool
 	f := newFlags(st, "lint", lintUsage)
 	f.stringVar(&cfgName, "config", "AGENTTEST_CONFIG", "", "config `FILE` (default: ./agenttest.yaml when present)")
+	f.stringVar(&simAgents, "sim-agents", envSimAgents, "", "hold the node names of the checks to the agent definitions of `PATH`, a directory or one file")
 	f.boolVar(&noColor, "no-color", "", "never colour the output")
 	f.boolVar(&allowEmpty, "allow-empty", "AGENTTEST_ALLOW_EMPTY", "exit 0 instead of 5 when there is no scenario to test")
 	f.boolVar(&verbose, "verbose", "", "also list the YAML files passed over as not suites")
@@ -85,6 +93,17 @@ func cmdLint(_ context.Context, st *State, args []string) error {
 		oneFileEach(st, &loaded)
 	}
 	diags = append(diags, loaded.Diags...)
+	if simAgents != "" && !onlyConfig {
+		defs, err := loadSimAgents(st, "lint: --sim-agents", simAgents)
+		if err != nil {
+			return err
+		}
+		defaultAgent := ""
+		if len(defs) == 1 {
+			defaultAgent = defs[0].ID
+		}
+		diags = append(diags, unknownNodes(loaded.Suites, newServedDefinitions(defs, defaultAgent, runner.DefaultEnv))...)
+	}
 	diags = append(diags, keyReferences(loaded.Suites, cfg)...)
 	diags = append(diags, keysInNames(st, loaded.Suites, cfg)...)
 	if st.Now != nil {

@@ -362,27 +362,12 @@ func (o *outputs) addDefinitions(defs []*agent.Definition, plan []*scenario.Suit
 	if o.universe == nil {
 		o.universe = coverage.Universe{}
 	}
-	byID := map[string]*agent.Definition{}
-	for _, d := range defs {
-		byID[d.ID] = d
-	}
+	served := newServedDefinitions(defs, defaultAgent, defaultEnv)
 	for _, s := range plan {
 		for _, sc := range s.Scenarios {
-			id, env := sc.Agent, sc.Env
-			if id == "" {
-				id = defaultAgent
+			if id, d := served.of(sc); d != nil {
+				o.universe.Add(id, coverage.SourceDefinition, d.NodeNames()...)
 			}
-			if env == "" {
-				env = defaultEnv
-			}
-			d := byID[id]
-			if d == nil {
-				continue
-			}
-			if v, ok := d.AtVersion(d.Deployed(env)); ok {
-				d = v
-			}
-			o.universe.Add(id, coverage.SourceDefinition, d.NodeNames()...)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -186,5 +187,140 @@ func TestSimAgentsFile(t *testing.T) {
 	path := filepath.Join(dir, "bakery.yaml")
 	if out := startSim(t, "--agents", path); json.Unmarshal([]byte(out), &info) != nil || !slices.Equal(info.AgentIDs, []string{"bakery"}) {
 		t.Errorf("sim --agents %s serves %q", path, out)
+	}
+}
+
+// TestRunNamesTheNodeATraceCheckMeant: a node trace check that names a
+// node the agent's trace lacks, written with a typo or in another case
+// (`order` for `Order`), fails naming the node of the trace the designer
+// likely meant, as a misspelt state key or metric does, in a YAML suite
+// and a feature alike, over HTTP against the designer's own agent; a
+// node that is far from every node of the trace gets no guess.
+func TestRunNamesTheNodeATraceCheckMeant(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, map[string]string{"agents/bakery.yaml": bakery,
+		"suites/s.yaml": "agent: bakery\nscenarios:\n  - name: orders bread\n    turns:\n      - say: some bread please\n" +
+			"        expect: {trace: {includes: [Ordr, Closed], sequence: [Order, order]}}\n",
+		"suites/f.feature": "@agent:bakery\nFeature: f\n\n  Scenario: orders bread\n    When the user says \"some bread please\"\n" +
+			"    Then the node trace includes \"order\"\n"})
+	out := newCLI(t, dir, nil, "run", "suites", "--sim-agents", "agents").expect(t, exitFailed,
+		"suites/s.yaml:6:26: turn 1: node trace is missing Ordr (did you mean \"Order\"?)\n",
+		"suites/s.yaml:6:26: turn 1: node trace is missing Closed\n",
+		"suites/s.yaml:6:52: turn 1: node trace is missing order (did you mean \"Order\"?)\n",
+		"suites/f.feature:6:5: Then the node trace includes \"order\": node trace is missing order (did you mean \"Order\"?)\n")
+	if strings.Contains(out, "missing Closed (") {
+		t.Errorf("a node far from the trace's got a guess:\n%s", out)
+	}
+}
+
+// TestRunPointsAtTheTableRowThatFailed: a feature's table of state keys
+// or of record fields is one check per row, as a YAML state: or
+// confirm: conversation: mapping is one per key, so a row that fails is
+// reported at its own line (its first cell), naming the step, over HTTP
+// against the simulator; the rows that hold are not reported.
+func TestRunPointsAtTheTableRowThatFailed(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, map[string]string{"agents/bakery.yaml": bakery,
+		"suites/f.feature": "@agent:bakery\nFeature: f\n\n  Scenario: orders bread\n    When the user says \"some bread please\"\n" +
+			"    Then the state includes:\n      | key         | value   |\n      | channel     | WEBCHAT |\n      | environment | live    |\n" +
+			"    And the conversation record shows:\n      | channel   | WEBCHAT |\n      | num_turns | 7       |\n"})
+	out := newCLI(t, dir, nil, "run", "suites", "--sim-agents", "agents").expect(t, exitFailed,
+		"suites/f.feature:9:9: Then the state includes: state \"environment\" is not the expected value\n")
+	if strings.Contains(out, "suites/f.feature:6:5:") || strings.Contains(out, "suites/f.feature:8:") {
+		t.Errorf("a row that holds, or the step as a whole, was reported:\n%s", out)
+	}
+	dir = writeTree(t, map[string]string{"agents/bakery.yaml": bakery,
+		"suites/f.feature": "@agent:bakery\nFeature: f\n\n  Scenario: orders bread\n    When the user says \"some bread please\"\n" +
+			"    Then the conversation record shows:\n      | channel   | WEBCHAT |\n      | num_turns | 7       |\n"})
+	newCLI(t, dir, nil, "run", "suites", "--sim-agents", "agents").expect(t, exitFailed,
+		"suites/f.feature:8:9: Then the conversation record shows: conversation num_turns is 2, expected 7\n")
+}
+
+// TestRunWarnsOfNodesTheAgentLacks: on the embedded simulator the node
+// names of a selected scenario's checks are held to the definition that
+// serves its agent before any call: a name it lacks is warned of at the
+// check, with the node likely meant, as a check that fails whatever the
+// agent does, or, excluded, one that passes whatever it does. Names it
+// has (in another case where the matcher ignores case), names built from
+// ${...}, patterns and skipped scenarios are not; an examples row does not
+// repeat a warning. The run goes on and the checks fail over HTTP.
+func TestRunWarnsOfNodesTheAgentLacks(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, map[string]string{"agents/bakery.yaml": bakery,
+		"suites/s.yaml": "agent: bakery\nscenarios:\n  - name: orders bread\n    examples: [{n: Order}, {n: Hello}]\n    turns:\n      - say: some bread please\n" +
+			"        expect:\n          node: Ordr\n          trace: {excludes: [Closd, Closed], sequence: [Hello, order], includes: [\"${n}\"]}\n" +
+			"      - say: more bread\n        expect:\n          node: {not: {any: [{one_of: [Clsed]}, {matches: '^Ord'}, {equals: order, ignore_case: true}]}}\n" +
+			"      - say: bread again\n        expect:\n          node: {ignore_case: true, any: [{equals: hello, ignore_case: false}, ORDER]}\n" +
+			"  - name: skipped\n    skip: no flow yet\n    turns:\n      - say: cancel\n        expect: {node: Cancel}\n",
+		"suites/f.feature": "@agent:bakery\nFeature: f\n\n  Scenario: orders bread in a feature\n    When the user says \"some bread please\"\n" +
+			"    Then the node trace does not include \"Closd\"\n    And the current node is \"Ordr\"\n"})
+	out := newCLI(t, dir, nil, "run", "suites", "--sim-agents", "agents").expect(t, exitFailed,
+		"suites/s.yaml:15:43: warning: node \"hello\" is not a node of agent \"bakery\" as the embedded simulator serves it, so the check fails whatever the agent does (did you mean \"Hello\"?)\n",
+		"suites/f.feature:6:5: warning: node \"Closd\" is not a node of agent \"bakery\" as the embedded simulator serves it, so this exclusion passes",
+		"suites/s.yaml:8:11: warning: node \"Ordr\" is not a node of agent \"bakery\" as the embedded simulator serves it, so the check fails whatever the agent does (did you mean \"Order\"?)\n",
+		"suites/s.yaml:9:19: warning: node \"Closd\" is not a node of agent \"bakery\" as the embedded simulator serves it, so this exclusion passes whatever the agent does (did you mean \"Closed\"?)\n",
+		"suites/s.yaml:9:46: warning: node \"order\" is not a node of agent \"bakery\" as the embedded simulator serves it, so the check fails whatever the agent does (did you mean \"Order\"?)\n",
+		"suites/s.yaml:12:30: warning: node \"Clsed\" is not a node of agent \"bakery\" as the embedded simulator serves it, so this exclusion passes whatever the agent does (did you mean \"Closed\"?)\n",
+		"suites/f.feature:7:5: warning: node \"Ordr\" is not a node of agent \"bakery\"",
+		"FAIL suites/s.yaml:4 orders bread [n=Order]", "FAIL suites/f.feature:4 orders bread in a feature")
+	if n := strings.Count(out, "is not a node"); n != 7 {
+		t.Errorf("%d warnings of nodes, want 7:\n%s", n, out)
+	}
+	// The examples name only nodes their agents have.
+	if _, c, _ := runExamples(t); strings.Contains(c.stderr.String(), "is not a node") {
+		t.Errorf("an example names a node its agent lacks:\n%s", c.stderr)
+	}
+}
+
+// TestRunDiffsAnExpectationOverLinesByWords: an exact reply written over
+// several lines (a feature's DocString, a YAML literal block) against a
+// reply on one line shares no line with it, and its diff is word by word
+// with the line break that became a space written \n, in both formats,
+// over HTTP against the simulator: not every line removed and the reply
+// added, which would hide that the words are right.
+func TestRunDiffsAnExpectationOverLinesByWords(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, map[string]string{"agents/bakery.yaml": bakery,
+		"suites/s.yaml": "agent: bakery\nscenarios:\n  - name: orders bread\n    turns:\n      - say: some bread please\n" +
+			"        expect:\n          response: |\n            One loaf\n            coming up.\n",
+		"suites/f.feature": "@agent:bakery\nFeature: f\n\n  Scenario: orders bread in a feature\n    When the user says \"some bread please\"\n" +
+			"    Then the agent says:\n      \"\"\"\n      One loaf\n      coming up.\n      \"\"\"\n"})
+	out := newCLI(t, dir, nil, "run", "suites", "--sim-agents", "agents").expect(t, exitFailed,
+		"suites/s.yaml:7:11: turn 1: reply is not the expected text\n",
+		"suites/f.feature:6:5: Then the agent says: reply is not the expected text\n")
+	if n := strings.Count(out, "      diff:     One loaf[-\\n-]{+ +}coming up[-.-]\n"); n != 2 {
+		t.Errorf("%d word diffs of the lines, want 2:\n%s", n, out)
+	}
+}
+
+// TestLintWarnsOfNodesTheAgentLacks: lint --sim-agents holds the node
+// names of the checks to the definitions as such a run does, calling
+// nothing and exiting 0 on warnings; a scenario without agent: is held to
+// the one definition given, and to none of several.
+func TestLintWarnsOfNodesTheAgentLacks(t *testing.T) {
+	t.Parallel()
+	other := strings.ReplaceAll(bakery, "id: bakery", "id: other")
+	for _, tc := range []struct {
+		name   string
+		agents map[string]string
+		warns  int
+	}{
+		{"one definition", map[string]string{"agents/bakery.yaml": bakery}, 2},
+		{"two definitions", map[string]string{"agents/bakery.yaml": bakery, "agents/other.yaml": other}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			files := map[string]string{
+				"suites/s.yaml":  "agent: bakery\nscenarios:\n  - name: a\n    turns:\n      - say: bread\n        expect: {node: Ordr}\n",
+				"suites/n.yaml":  "scenarios:\n  - name: b\n    turns:\n      - say: bread\n        expect: {trace: {excludes: [Closd]}}\n",
+				"agenttest.yaml": "default_target: t\ntargets:\n  t: {build_url: https://b.example, runtime_url: https://r.example}\n",
+			}
+			maps.Copy(files, tc.agents)
+			out := newCLI(t, writeTree(t, files), nil, "lint", "suites", "--sim-agents", "agents").expect(t, exitOK,
+				"suites/s.yaml:6:18: warning: node \"Ordr\" is not a node of agent \"bakery\"")
+			if n := strings.Count(out, "is not a node"); n != tc.warns {
+				t.Errorf("%d warnings of nodes, want %d:\n%s", n, tc.warns, out)
+			}
+		})
 	}
 }

@@ -293,7 +293,7 @@ func (c *checker) list(pos diag.Pos, parts Parts, l listSubject, actual, include
 	equals = c.names(eqPos, l.key, ".equals", equals)
 	for _, n := range includes {
 		if indexOf(actual, n, 0) < 0 {
-			c.fail(Failure{Pos: inclPos, Key: l.key + ".includes", Message: l.missing(n), Expected: "includes " + n, Actual: l.join(actual)})
+			c.fail(Failure{Pos: inclPos, Key: l.key + ".includes", Message: l.missing(n) + nearItem(n, actual), Expected: "includes " + n, Actual: l.join(actual)})
 		}
 	}
 	for _, n := range excludes {
@@ -311,7 +311,7 @@ func (c *checker) list(pos diag.Pos, parts Parts, l listSubject, actual, include
 			}
 			// "no X after Y" when X is there, before Y; when X is not
 			// there at all, that is what is wrong.
-			msg := l.missing(n)
+			msg := l.missing(n) + nearItem(n, actual)
 			if i > 0 && indexOf(actual, n, 0) >= 0 {
 				msg = l.notAfter(n, sequence[i-1])
 			}
@@ -409,7 +409,15 @@ func (c *checker) state(s *StateCheck) {
 // or "". A typo in a suite's key would otherwise read as an agent that
 // forgot a value.
 func nearKey[V any](key string, m map[string]V) string {
-	if h := diag.DidYouMean(key, slices.Collect(maps.Keys(m))); h != "" {
+	return nearItem(key, slices.Collect(maps.Keys(m)))
+}
+
+// nearItem is the hint of an item a reply's list (the node trace, the
+// event types of a turn) or keys lack: the one it has that the suite
+// likely meant (a node written `ConfirmBookng`, `confirm_booking` for
+// `ConfirmBooking`), or "".
+func nearItem(item string, have []string) string {
+	if h := diag.DidYouMean(item, have); h != "" {
 		return " (" + h + ")"
 	}
 	return ""

@@ -322,6 +322,13 @@ func TestCheck(t *testing.T) {
 			want: []Failure{{Pos: at(3), Key: "trace.equals", Message: "node trace is not the expected list",
 				Expected: "Start > CollectPartySize > CollectTime", Actual: "Start > CollectPartySize > ValidateParty > CollectTime"}},
 			wantDiff: "Start > CollectPartySize > {+ValidateParty > +}CollectTime"},
+		// A node the trace lacks, written near one it has, names that one.
+		{name: "trace includes a misspelt node", exp: Expect{Trace: &Trace{Pos: at(3), Includes: []string{"CollectPartySise"}}},
+			want: []Failure{{Pos: at(3), Key: "trace.includes", Message: `node trace is missing CollectPartySise (did you mean "CollectPartySize"?)`,
+				Expected: "includes CollectPartySise", Actual: "Start > CollectPartySize > ValidateParty > CollectTime"}}},
+		{name: "trace sequence names a node in another case", exp: Expect{Trace: &Trace{Pos: at(3), Sequence: []string{"Start", "collect_time"}}},
+			want: []Failure{{Pos: at(3), Key: "trace.sequence", Message: `node trace is missing collect_time (did you mean "CollectTime"?)`,
+				Expected: "Start > collect_time (in this order, gaps allowed)", Actual: "Start > CollectPartySize > ValidateParty > CollectTime"}}},
 		{name: "empty trace", fixture: handoffJSON, exp: Expect{Trace: &Trace{Pos: at(3), Includes: []string{"Start"}}},
 			want: []Failure{{Pos: at(3), Key: "trace.includes", Message: "node trace is missing Start", Expected: "includes Start", Actual: "(none)"}}},
 		// state

@@ -1,6 +1,7 @@
 package assert
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -42,6 +43,12 @@ const (
 //	  line one
 //	- line two
 //	+ line 2
+//
+// unless they share no line but share words (an expectation written over
+// several lines against a reply on one): then words, as for one line,
+// with a line break that changed written \n:
+//
+//	Your table is booked.[-\n-]{+ +}See you at 7pm.
 func Diff(expected, actual string) string { return diff(expected, actual, false) }
 
 // DiffColor is Diff for terminals that show colour: deletions in red and
@@ -192,11 +199,42 @@ func diffOf(expected, actual string, fold bool) TextDiff {
 	default:
 		le, la, lines := dmp.DiffLinesToChars(ce, ca)
 		td.Changes = changes(dmp.DiffCharsToLines(dmp.DiffMain(le, la, false), lines))
+		if !shareLine(td.Changes) && len(expected) <= maxInlineDiff && len(actual) <= maxInlineDiff {
+			// No line in common: a reply on one line against an
+			// expectation written over several (a DocString), or the
+			// reverse. Every line removed and every line added would
+			// hide where the texts differ; words show it, a line break
+			// that became a space included.
+			// A final line break is no change, as in the line diff.
+			we, wa := strings.TrimSuffix(expected, "\n"), strings.TrimSuffix(actual, "\n")
+			ie, ia := we, wa
+			if fold {
+				ie, ia = foldString(we), foldString(wa)
+			}
+			// Unless the texts share no word either: then whole lines
+			// read better than one removed block and one added.
+			if words := changes(wordDiff(dmp, ie, ia)); shareWord(words) {
+				td, e, a = TextDiff{Changes: words}, we, wa
+			}
+		}
 	}
 	if fold {
 		unfold(td.Changes, e, a)
 	}
 	return td
+}
+
+// shareLine says whether a line diff kept any line of the two texts.
+func shareLine(cs []Change) bool {
+	return slices.ContainsFunc(cs, func(c Change) bool { return c.Op == Same })
+}
+
+// shareWord says whether a word diff kept any word of the two texts: a
+// letter or a digit, not only spaces and punctuation.
+func shareWord(cs []Change) bool {
+	return slices.ContainsFunc(cs, func(c Change) bool {
+		return c.Op == Same && strings.ContainsFunc(c.Text, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) })
+	})
 }
 
 // unfold gives the changes of a diff of the case-folded e and a the
@@ -358,7 +396,7 @@ func wrap(b *strings.Builder, open, text, close, ansi string, color bool) {
 		b.WriteString(ansi)
 	}
 	b.WriteString(open)
-	b.WriteString(visible(text))
+	b.WriteString(visibleInline(text))
 	b.WriteString(close)
 	if color {
 		b.WriteString(ansiReset)
@@ -408,8 +446,12 @@ func (td TextDiff) Visible() TextDiff {
 	}
 	changes := make([]Change, len(td.Changes))
 	for i, c := range td.Changes {
-		if c.Op != Same {
+		switch {
+		case c.Op == Same:
+		case td.Lines:
 			c.Text = visible(c.Text)
+		default:
+			c.Text = visibleInline(c.Text)
 		}
 		changes[i] = c
 	}
@@ -428,6 +470,12 @@ func (td TextDiff) Visible() TextDiff {
 // share is left as it is, so an emoji sequence that did not change is
 // drawn as one.
 func visible(s string) string { return escape.Runes(s, invisible) }
+
+// visibleInline is visible for a changed piece of a diff word by word,
+// where a line break is a change like a word, written \n: inline, a
+// removed or added line end would otherwise break the line it is marked
+// in, and one that became a space could not be seen.
+func visibleInline(s string) string { return strings.ReplaceAll(visible(s), "\n", `\n`) }
 
 func invisible(r rune) bool {
 	return r >= utf8.RuneSelf && (unicode.IsSpace(r) || unicode.Is(unicode.Cf, r) || escape.Invisible(r))

@@ -209,3 +209,51 @@ func TestDiffIgnoringCase(t *testing.T) {
 		})
 	}
 }
+
+// TestDiffOfLinesSharingNone: texts of several lines that share no
+// line, but words, are diffed word by word, a changed line break
+// written \n, so a reply on one line against an expectation written over
+// several shows where they differ; texts sharing a line, no word, or
+// longer than the inline cap keep the line diff.
+func TestDiffOfLinesSharingNone(t *testing.T) {
+	long := strings.Repeat("word ", maxInlineDiff/5)
+	for _, tc := range []struct{ name, expected, actual, want string }{
+		{"a DocString against one line", "Your table is booked.\nSee you at 7pm.", "Your table is booked. See you at 7pm!",
+			`Your table is booked.[-\n-]{+ +}See you at 7pm[-.-]{+!+}`},
+		{"lines that share words", "Hello there\nHow are you", "Hello there!\nHow are you?",
+			"Hello there{+!+}\nHow are you{+?+}"},
+		{"a final line break, as in a YAML block", "Your table is booked.\nSee you.\n", "Your table is booked. See you.",
+			`Your table is booked.[-\n-]{+ +}See you.`},
+		{"lines that share a line", "Hello\nHow are you", "Hello\nHow are you?",
+			"--- expected\n+++ actual\n  Hello\n- How are you\n+ How are you?"},
+		{"lines that share no word", "line one\nline two", "Lovely!",
+			"--- expected\n+++ actual\n- line one\n- line two\n+ Lovely!"},
+		{"above the inline cap", long + "\nend", long + " end",
+			"--- expected\n+++ actual\n- " + long + "\n- end\n+ " + long + " end"},
+		{"an expected text above the inline cap", long + "\nend", "word end",
+			"--- expected\n+++ actual\n- " + long + "\n- end\n+ word end"},
+		{"a reply above the inline cap", "word\nend", long + "end",
+			"--- expected\n+++ actual\n- word\n- end\n+ " + long + "end"},
+		{"lines that share only punctuation", "Yes.\nNo.", "Maybe. Perhaps.",
+			"--- expected\n+++ actual\n- Yes.\n- No.\n+ Maybe. Perhaps."},
+		{"lines that share only numbers", "Table 4\nat 7", "Tisch 4 um 7",
+			`[-Table-]{+Tisch+} 4[-\nat-]{+ um+} 7`},
+	} {
+		if got := Diff(tc.expected, tc.actual); got != tc.want {
+			t.Errorf("%s: Diff = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	// Folding case, the pieces hold the texts as written; the page's
+	// pieces write a changed line break as the text report does.
+	td := DiffOfFold("Your TABLE\nis booked.", "your table is booked")
+	if td.Lines || renderInline(td.Changes, false) != `your table[-\n-]{+ +}is booked[-.-]` {
+		t.Errorf("folded diff = %+v", td)
+	}
+	if v := td.Visible(); v.Changes[1].Text != `\n` {
+		t.Errorf("visible pieces %+v, want the removed line break written \\n", v.Changes)
+	}
+	// A line diff's pieces are whole lines, line ends and all.
+	if v := DiffOf("a\nb", "a\nc").Visible(); !v.Lines || v.Changes[1].Text != "b\n" {
+		t.Errorf("visible line pieces %+v, want whole lines", v.Changes)
+	}
+}

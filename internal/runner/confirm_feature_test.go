@@ -178,10 +178,11 @@ func TestConfirmFeatureParity(t *testing.T) {
 			t.Errorf("no %q in:\n%s", st, want)
 		}
 	}
-	// Feature failures point at the step and name it.
+	// Feature failures point at the step and name it; a row of the
+	// record's table, at the row, as YAML points at the field's key.
 	wants := map[string]struct{ pos, step, key string }{
-		"wrong destination":              {"confirm.feature:19:5", "Then the conversation record shows:", "confirm.conversation.handoff_destination"},
-		"wrong state in the record":      {"confirm.feature:24:5", "Then the conversation record shows:", "confirm.conversation.state.day"},
+		"wrong destination":              {"confirm.feature:20:9", "Then the conversation record shows:", "confirm.conversation.handoff_destination"},
+		"wrong state in the record":      {"confirm.feature:25:9", "Then the conversation record shows:", "confirm.conversation.state.day"},
 		"no handoff state for a goodbye": {"confirm.feature:29:5", `Then the handoff state "reason" is "urgent_symptoms"`, "confirm.handoff_state"},
 		// A call's final status is no verdict on the agent: the case
 		// errors at the step, named as a failure would be.

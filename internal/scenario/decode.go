@@ -180,7 +180,10 @@ func (d *decoder) suite(root *yaml.Node, file string) *Suite {
 		d.warnf(p.Key, "scenarios is empty: the suite runs nothing")
 	}
 	seen := map[string]diag.Pos{}
+	d.fileCaptures = fileCaptureSites(list, d.file)
+	defer func() { d.fileCaptures = nil }()
 	for i, item := range list.Content {
+		d.item = i
 		// Once decoded, an item's nodes are no longer needed: dropping
 		// them lets a large file's tree shrink as its programs grow,
 		// instead of both being held until the file is done. A node an
@@ -530,46 +533,67 @@ func (d *decoder) varsExpand(sc *Scenario, item *yaml.Node, fields map[string]pa
 	d.errorf(item, "%s", msg)
 }
 
-// missingColumns maps each column some examples rows have to the lines
-// of the rows that lack it: a ${column} is unknown in those rows only,
-// and its message names them.
-func missingColumns(rows []exampleRow) map[string][]int {
-	var out map[string][]int
+// missingColumns maps each column some examples rows have to the rows
+// that lack it: a ${column} is unknown in those rows only, and its
+// message names them.
+func missingColumns(rows []exampleRow) map[string][]missingColumn {
+	var out map[string][]missingColumn
 	for _, r := range rows {
 		for _, col := range r.Cols {
 			if _, done := out[col]; done {
 				continue
 			}
-			var lines []int
+			var lacking []missingColumn
 			for _, other := range rows {
 				if _, ok := other.Values[col]; !ok {
-					lines = append(lines, other.Pos.Line)
+					lacking = append(lacking, missingColumn{line: other.Pos.Line, near: diag.Suggest(col, other.Cols)})
 				}
 			}
 			if out == nil {
-				out = map[string][]int{}
+				out = map[string][]missingColumn{}
 			}
-			out[col] = lines
+			out[col] = lacking
 		}
 	}
 	return out
 }
 
+// missingColumn is an examples row that lacks a column the other rows
+// have: its line, and its own column near the name, likely the one
+// misspelt ("" when none is).
+type missingColumn struct {
+	line int
+	near string
+}
+
 // missingColumnHint names the examples rows that lack column name, for
-// the message of a ${name} unknown in them; "" when every row has it.
+// the message of a ${name} unknown in them, with a column of theirs that
+// is likely the name misspelt; "" when every row has it.
 func (d *decoder) missingColumnHint(name string) string {
-	lines := d.missingCols[name]
-	switch len(lines) {
-	case 0:
+	rows := d.missingCols[name]
+	if len(rows) == 0 {
 		return ""
+	}
+	ls := make([]string, len(rows))
+	var nears []string
+	for i, r := range rows {
+		ls[i] = strconv.Itoa(r.line)
+		if r.near != "" {
+			nears = append(nears, fmt.Sprintf("%s at line %d", r.near, r.line))
+		}
+	}
+	hint := fmt.Sprintf("the examples row at line %s has no %s column; the other rows have one", ls[0], name)
+	if len(rows) > 1 {
+		hint = fmt.Sprintf("the examples rows at lines %s have no %s column; the other rows have one", strings.Join(ls, ", "), name)
+	}
+	switch len(nears) {
+	case 0:
 	case 1:
-		return fmt.Sprintf("the examples row at line %d has no %s column; the other rows have one", lines[0], name)
+		hint += fmt.Sprintf(": %s is likely %s misspelt", nears[0], name)
+	default:
+		hint += fmt.Sprintf(": %s are likely %s misspelt", strings.Join(nears, ", "), name)
 	}
-	ls := make([]string, len(lines))
-	for i, l := range lines {
-		ls[i] = strconv.Itoa(l)
-	}
-	return fmt.Sprintf("the examples rows at lines %s have no %s column; the other rows have one", strings.Join(ls, ", "), name)
+	return hint
 }
 
 // scenario decodes one expansion of a scenario item.
@@ -1071,6 +1095,52 @@ func captureSites(turns *yaml.Node, file string) []captureSite {
 		}
 	}
 	return sites
+}
+
+// fileCapture is where a scenario of a file captures a name.
+type fileCapture struct {
+	scenario string
+	// item is the scenario's index in the scenarios: list.
+	item int
+	pos  diag.Pos
+}
+
+// fileCaptureSites lists the captures of every scenario of scenarios (the
+// suite's scenarios: list) by name, read without diagnostics.
+func fileCaptureSites(scenarios *yaml.Node, file string) map[string][]fileCapture {
+	var out map[string][]fileCapture
+	for i, item := range scenarios.Content {
+		if item == nil || item.Kind != yaml.MappingNode {
+			continue
+		}
+		name, turns := "", (*yaml.Node)(nil)
+		for j := 0; j+1 < len(item.Content); j += 2 {
+			switch item.Content[j].Value {
+			case "name":
+				name = item.Content[j+1].Value
+			case "turns":
+				turns = item.Content[j+1]
+			}
+		}
+		for _, c := range captureSites(turns, file) {
+			if out == nil {
+				out = map[string][]fileCapture{}
+			}
+			out[c.name] = append(out[c.name], fileCapture{scenario: name, item: i, pos: c.pos})
+		}
+	}
+	return out
+}
+
+// capturedElsewhere says where another scenario of the file captures
+// name, for the hint of an unknown ${name}; "" when none does.
+func (d *decoder) capturedElsewhere(name string) string {
+	for _, c := range d.fileCaptures[name] {
+		if c.item != d.item {
+			return fmt.Sprintf("${%s} is captured by scenario %q, at line %d: each scenario is a conversation of its own, and its captures end with it", name, c.scenario, c.pos.Line)
+		}
+	}
+	return ""
 }
 
 // capturedLater says where a turn at or after the one being decoded

@@ -387,3 +387,17 @@ func TestSkipWords(t *testing.T) {
 		}
 	}
 }
+
+// TestSimilarMinAsAPercentage: a similar min written as a percentage
+// without its sign (70) says the share to write; a value no percentage
+// can be (170, -0.1) only that it is out of range.
+func TestSimilarMinAsAPercentage(t *testing.T) {
+	t.Parallel()
+	for minText, hint := range map[string]string{"70": `write 0.7 or "70%"`, "100": `write 1 or "100%"`, "170": "", "-0.1": "", "1.5": "", "10": `write 0.1 or "10%"`, "9": ""} {
+		src := "scenarios:\n  - name: a\n    turns:\n      - say: hi\n        expect:\n          response: {similar: {to: a, min: " + minText + "}}\n"
+		_, ds := LoadFile("s.yaml", []byte(src))
+		if len(ds) != 1 || ds[0].Message != "response: similar: min must be between 0 and 1, not "+minText || ds[0].Hint != hint {
+			t.Errorf("min %s: %s, want the range error with the hint %q", minText, renderDiags(ds), hint)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -275,6 +276,9 @@ func (d *decoder) similar(n *yaml.Node, what string) *assert.Similar {
 	if p, ok := fields["min"]; ok {
 		if v, ok := d.number(p.Val, what+": min"); ok {
 			switch {
+			case v >= 10 && v <= 100:
+				// A percentage without its sign.
+				d.errorHint(p.Val, fmt.Sprintf("write %v or \"%v%%\"", v/100, v), "%s: min must be between 0 and 1, not %v", what, v)
 			case v < 0 || v > 1:
 				d.errorf(p.Val, "%s: min must be between 0 and 1, not %v", what, v)
 			case v == 0:
@@ -723,6 +727,16 @@ func (d *decoder) latency(e *assert.Expect, p pair) {
 			return
 		}
 		valNode = m.Val
+	}
+	if vn := d.resolve(valNode); vn != nil {
+		// A duration (`2s`, as timeout: takes) is the likely mistake: say
+		// the milliseconds it means. (A number, or a node that is no
+		// scalar, is no duration: ParseDuration wants a unit.)
+		if dur, err := time.ParseDuration(vn.Value); err == nil && dur > 0 && dur%time.Millisecond == 0 {
+			d.errorHint(vn, fmt.Sprintf("write %d: latency_ms counts milliseconds", dur.Milliseconds()),
+				"latency_ms must be a whole number of milliseconds, not the duration %s", vn.Value)
+			return
+		}
 	}
 	v, ok := d.integer(valNode, "latency_ms")
 	if !ok {

@@ -94,6 +94,7 @@ func loadFeature(file string, src []byte) (suite *Suite, diags diag.Diagnostics)
 		seen[sc.Name] = sc.Pos
 		s.Scenarios = append(s.Scenarios, sc)
 	}
+	fl.rememberedElsewhere()
 	for _, at := range fl.bgOrder {
 		fl.diags = append(fl.diags, fl.bgChatOnly[at]...)
 	}
@@ -234,6 +235,12 @@ func argument(a *messages.PickleStepArgument) string {
 type featureLoader struct {
 	file  string
 	diags diag.Diagnostics
+	// remembered is, by name, the first step of the file that remembers
+	// a value, and unknownRefs the ${name} references of the scenarios
+	// that no step of theirs remembers, so that one another scenario
+	// remembers says so (rememberedElsewhere).
+	remembered  map[string]rememberSite
+	unknownRefs []unknownRef
 	// nodes maps AST node ids to the nodes, since pickles carry no
 	// positions of their own.
 	nodes map[string]any
@@ -463,6 +470,10 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle, x *expansions, 
 	for k := range sc.Vars {
 		scope[k] = true
 	}
+	// unknown notes the ${name} references that named nothing in scope,
+	// for the hint of a later step that remembers the name.
+	unknown := map[string][]int{}
+	defer fl.keepUnknown(unknown, p)
 	keywords := dialect(p.Language).Keywords
 	for _, ps := range p.Steps {
 		in := steps.Input{Text: ps.Text, Pos: sc.Pos, Keywords: keywords}
@@ -494,6 +505,16 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle, x *expansions, 
 				}
 			}
 		}
+		if in.Table != nil && astStep != nil && astStep.DataTable != nil {
+			in.TableAt = make([][]diag.Pos, len(in.Table))
+			for i, row := range in.Table {
+				for j := range row {
+					if at, ok := fl.tableCell(ps, astStep, i+1, j+1); ok {
+						in.TableAt[i] = append(in.TableAt[i], at)
+					}
+				}
+			}
+		}
 		texts := fl.stepTexts(in, astStep, asWritten)
 		if in.DocString != nil {
 			in.DocPos = texts[1].at(0)
@@ -501,7 +522,8 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle, x *expansions, 
 		for _, t := range texts {
 			fl.envRefs.note(t.text, t.at)
 		}
-		refsBroken := fl.checkRefs(texts, scope)
+		unknownBefore := len(fl.diags)
+		refsBroken := fl.checkRefs(texts, scope, unknown)
 		st, err := library.Compile(in)
 		if _, ok := errors.AsType[*interp.SyntaxError](err); ok && refsBroken {
 			// checkRefs reported it, at the reference itself.
@@ -519,6 +541,8 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle, x *expansions, 
 					d.Pos = at
 				}
 				if se.Captures != "" {
+					fl.rememberedLater(unknown, se.Captures, in.Pos, unknownBefore)
+					fl.remember(se.Captures, sc, p, in.Pos)
 					scope[se.Captures] = true
 				}
 				if !asWritten && len(library.Match(in.Text)) == 0 {
@@ -561,6 +585,8 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle, x *expansions, 
 				}
 				fl.diags = fl.diags.Warnf(at, "capture %s replaces the variable of the same name from here on", st.Capture.Name)
 			}
+			fl.rememberedLater(unknown, st.Capture.Name, in.Pos, unknownBefore)
+			fl.remember(st.Capture.Name, sc, p, in.Pos)
 			scope[st.Capture.Name] = true
 		}
 		if st.Kind != steps.Setup {

@@ -125,8 +125,10 @@ func (fl *featureLoader) stepTexts(in steps.Input, astStep *messages.Step, asWri
 // that are malformed or name nothing in scope, as the YAML decoder does,
 // each where it is written: at run time they could only error the
 // scenario. ${env:NAME} is left to run time. It reports whether one was
-// malformed.
-func (fl *featureLoader) checkRefs(texts []stepText, scope map[string]bool) (malformed bool) {
+// malformed, and notes each unknown name's diagnostic in unknown (name →
+// indices in fl.diags), so that a later step remembering the name can say
+// so (rememberedLater).
+func (fl *featureLoader) checkRefs(texts []stepText, scope map[string]bool, unknown map[string][]int) (malformed bool) {
 	for _, t := range texts {
 		if !strings.Contains(t.text, "${") {
 			continue
@@ -147,9 +149,86 @@ func (fl *featureLoader) checkRefs(texts []stepText, scope map[string]bool) (mal
 			if s := diag.Suggest(r.Name, names); s != "" {
 				hint = fmt.Sprintf("did you mean ${%s}?", s)
 			}
+			unknown[r.Name] = append(unknown[r.Name], len(fl.diags))
 			fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: t.at(r.Off),
 				Message: fmt.Sprintf("unknown variable ${%s}: not an Examples column or a capture of an earlier step", r.Name), Hint: hint})
 		}
 	}
 	return malformed
+}
+
+// rememberedLater rewrites the hint of the unknown ${name} references that
+// checkRefs noted in unknown, now that the step at pos remembers name: the
+// designer wrote the reference too early, not a wrong name, as the YAML
+// decoder says of a capture of a later turn (capturedLater). The notes
+// from since on are of the remembering step's own texts.
+func (fl *featureLoader) rememberedLater(unknown map[string][]int, name string, pos diag.Pos, since int) {
+	for _, i := range unknown[name] {
+		where := fmt.Sprintf("by the step at line %d", pos.Line)
+		if i >= since {
+			where = "by this step"
+		}
+		fl.diags[i].Hint = fmt.Sprintf("${%s} is remembered %s: a remembered value is usable from the step after the one that remembers it", name, where)
+	}
+	delete(unknown, name)
+}
+
+// rememberSite is where a scenario of a feature remembers a name: the
+// scenario's name and AST node (the rows of an outline share it) and the
+// step's position.
+type rememberSite struct {
+	scenario, node string
+	pos            diag.Pos
+}
+
+// unknownRef is a ${name} reference of a scenario (its AST node) that
+// named nothing in its scope: the index of its diagnostic.
+type unknownRef struct {
+	name, node string
+	diag       int
+}
+
+// scenarioNode is the id of the AST node a pickle comes from.
+func scenarioNode(p *messages.Pickle) string {
+	if len(p.AstNodeIds) > 0 {
+		return p.AstNodeIds[0]
+	}
+	return ""
+}
+
+// remember notes that the step at pos of scenario sc (pickle p)
+// remembers name.
+func (fl *featureLoader) remember(name string, sc *Scenario, p *messages.Pickle, pos diag.Pos) {
+	if _, ok := fl.remembered[name]; ok {
+		return
+	}
+	if fl.remembered == nil {
+		fl.remembered = map[string]rememberSite{}
+	}
+	fl.remembered[name] = rememberSite{scenario: sc.Name, node: scenarioNode(p), pos: pos}
+}
+
+// keepUnknown keeps the unknown references of pickle p that no step of
+// its own remembers (what rememberedLater left in unknown), for
+// rememberedElsewhere.
+func (fl *featureLoader) keepUnknown(unknown map[string][]int, p *messages.Pickle) {
+	for name, idxs := range unknown {
+		for _, i := range idxs {
+			fl.unknownRefs = append(fl.unknownRefs, unknownRef{name: name, node: scenarioNode(p), diag: i})
+		}
+	}
+}
+
+// rememberedElsewhere gives an unknown ${name} that another scenario of
+// the file remembers the hint that says so, as the YAML decoder does of
+// a capture of another scenario (capturedElsewhere): each scenario is a
+// conversation of its own, and what it remembers ends with it.
+func (fl *featureLoader) rememberedElsewhere() {
+	for _, u := range fl.unknownRefs {
+		r, ok := fl.remembered[u.name]
+		if !ok || r.node == u.node {
+			continue
+		}
+		fl.diags[u.diag].Hint = fmt.Sprintf("${%s} is remembered by scenario %q, at line %d: each scenario is a conversation of its own, and what it remembers ends with it", u.name, r.scenario, r.pos.Line)
+	}
 }

@@ -169,7 +169,7 @@ func TestLintParity(t *testing.T) {
 `,
 			wantYAML: []string{`s.yaml:6:22: warning: ~ waits for the end of an SMS probe's conversation, which stays open for the reply`,
 				`s.yaml:7:18: warning: ~ waits for the end of an SMS probe's conversation, which stays open for the reply`},
-			wantFeature: []string{`s.feature:6:5: warning: ~ waits for the end of an SMS probe's conversation, which stays open for the reply`,
+			wantFeature: []string{`s.feature:7:9: warning: ~ waits for the end of an SMS probe's conversation, which stays open for the reply`,
 				`s.feature:8:5: warning: ~ waits for the end of an SMS probe's conversation, which stays open for the reply`},
 		},
 		{

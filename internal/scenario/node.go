@@ -52,9 +52,15 @@ type decoder struct {
 	// scenarios use no name too early.
 	turnsNode *yaml.Node
 	turn0     int
+	// item is the index of the scenarios: item being decoded, and
+	// fileCaptures the captures of every item of the file by name
+	// (fileCaptureSites), so that a ${name} another scenario captures
+	// says so: each scenario is a conversation of its own.
+	item         int
+	fileCaptures map[string][]fileCapture
 	// missingCols maps the examples columns of the scenario being decoded
 	// to the lines of the rows that lack them (missingColumns).
-	missingCols map[string][]int
+	missingCols map[string][]missingColumn
 	// varsSeen holds the sets of vars varsExpand has expanded.
 	varsSeen map[string]bool
 	// envRefs are the ${env:NAME} references read so far (Suite.EnvRefs).
@@ -374,6 +380,9 @@ func (d *decoder) object(n *yaml.Node, ks keySet) (map[string]pair, []pair, bool
 				hint = fmt.Sprintf("did you mean %q?", k)
 			}
 			if hint == "" {
+				hint = commaSplit(n, p.Key)
+			}
+			if hint == "" {
 				hint = "known keys: " + strings.Join(ks.keys, ", ")
 			}
 			d.errorHint(p.Key, hint, "unknown key %q in %s", p.Name, ks.what)
@@ -383,6 +392,36 @@ func (d *decoder) object(n *yaml.Node, ks keySet) (map[string]pair, []pair, bool
 		order = append(order, p)
 	}
 	return known, order, true
+}
+
+// commaSplit is the hint of an unknown key, written without a value in a
+// mapping in braces, that a comma split off the plain value before it:
+// `{excludes: Handoff, Goodbye}` is the key excludes with the value
+// Handoff, then a key Goodbye; the list meant is `excludes: [Handoff,
+// Goodbye]`. "" when key is not such a key.
+func commaSplit(m, key *yaml.Node) string {
+	if m.Kind != yaml.MappingNode || m.Style&yaml.FlowStyle == 0 {
+		return ""
+	}
+	c := m.Content
+	i := slices.Index(c, key)
+	if i < 0 || i%2 != 0 || !isNull(c[i+1]) {
+		return ""
+	}
+	// Back to the pair whose value the comma ended, over the keys split
+	// off it before this one.
+	j := i - 2
+	for j >= 0 && isNull(c[j+1]) {
+		j -= 2
+	}
+	if j < 0 || c[j+1].Kind != yaml.ScalarNode || c[j+1].Style != 0 {
+		return ""
+	}
+	items := []string{c[j+1].Value}
+	for k := j + 2; k+1 < len(c) && isNull(c[k+1]); k += 2 {
+		items = append(items, c[k].Value)
+	}
+	return fmt.Sprintf("a comma ends a value inside {...}: for a list, write %s: [%s]", c[j].Value, strings.Join(items, ", "))
 }
 
 // meant is the key an unknown key is taken for: one whose word it is, or
@@ -469,6 +508,7 @@ func (d *decoder) strList(n *yaml.Node, what string, allowEmpty bool) ([]string,
 		if !ok {
 			return nil, false
 		}
+		d.commaList(n, what, s)
 		return []string{s}, true
 	}
 	if n.Kind != yaml.SequenceNode {
@@ -487,6 +527,28 @@ func (d *decoder) strList(n *yaml.Node, what string, allowEmpty bool) ([]string,
 		out = append(out, s)
 	}
 	return out, ok
+}
+
+// commaList warns of a list's value written as one plain scalar with
+// commas (`excludes: Handoff, Goodbye`): YAML reads it as one name, so
+// an exclusion of it passes whatever the agent does and an inclusion
+// fails whatever it does. A quoted value keeps its commas unwarned.
+func (d *decoder) commaList(n *yaml.Node, what, s string) {
+	if n.Style != 0 || !strings.Contains(s, ",") {
+		return
+	}
+	var items []string
+	for item := range strings.SplitSeq(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			items = append(items, item)
+		}
+	}
+	if len(items) < 2 {
+		return
+	}
+	d.diags = d.diags.Append(diag.Diagnostic{Severity: diag.Warning, Pos: d.pos(n),
+		Message: fmt.Sprintf("%s is one value, %q, not a list of %d", what, s, len(items)),
+		Hint:    fmt.Sprintf("write [%s] for a list; quote the value to keep it one", strings.Join(items, ", "))})
 }
 
 // boolean reads true or false; YAML 1.1 words like yes/no are refused
@@ -663,6 +725,9 @@ func (d *decoder) checkRefs(n *yaml.Node, s string) {
 		hint := d.missingColumnHint(r.Name)
 		if hint == "" {
 			hint = d.capturedLater(r.Name)
+		}
+		if hint == "" {
+			hint = d.capturedElsewhere(r.Name)
 		}
 		if s := diag.Suggest(r.Name, names); hint == "" && s != "" {
 			hint = fmt.Sprintf("did you mean ${%s}?", s)

@@ -37,6 +37,11 @@ type Input struct {
 	DocPos    diag.Pos
 	// Table holds the cells of a DataTable argument, nil when none.
 	Table [][]string
+	// TableAt is where each cell of Table is written, in the same shape;
+	// nil (or a row too short) when not known, and the step's Pos stands
+	// for the cell. A check made of a row (a state key, a record field)
+	// fails there, so a failure in a long table is found by its line.
+	TableAt [][]diag.Pos
 }
 
 // Error is a step that cannot be compiled: undefined, used with the wrong
@@ -141,7 +146,7 @@ func (l *Library) Compile(in Input) (*Step, error) {
 			args[i] = unquote(in.Text[m[2*i+2]:m[2*i+3]])
 		}
 	}
-	c := &call{def: d, pos: in.Pos, docPos: in.DocPos, step: step, args: args, table: in.Table, x: syntaxOnly}
+	c := &call{def: d, pos: in.Pos, docPos: in.DocPos, step: step, args: args, table: in.Table, tableAt: in.TableAt, x: syntaxOnly}
 	if in.DocString != nil {
 		c.doc = *in.DocString
 	}
@@ -338,6 +343,8 @@ type call struct {
 	// docPos is Input.DocPos.
 	docPos diag.Pos
 	table  [][]string
+	// tableAt is Input.TableAt.
+	tableAt [][]diag.Pos
 	// x expands plain arguments: syntaxOnly while compiling, the
 	// session's expander while running.
 	x Expander
@@ -419,6 +426,15 @@ func (c *call) pairs(first, second string) ([]pair, error) {
 		return nil, &Error{Message: fmt.Sprintf("step %q: table has no rows", c.step)}
 	}
 	return out, nil
+}
+
+// rowPos is where table row n (counted from 1, as pair.row and
+// Error.Row) is written: its first cell, else the step.
+func (c *call) rowPos(n int) diag.Pos {
+	if n >= 1 && n <= len(c.tableAt) && len(c.tableAt[n-1]) > 0 {
+		return c.tableAt[n-1][0]
+	}
+	return c.pos
 }
 
 // badRow is the error of table row i (from 0) whose number of cells is

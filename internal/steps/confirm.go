@@ -164,7 +164,7 @@ func recordStep(c *call) (*Step, error) {
 	return confirmStep(c, func(c *call, x Expander, compiling bool, cf *assert.Confirm) error {
 		cc := &assert.ConversationChecks{Pos: c.pos}
 		for _, r := range rows {
-			if err := recordRow(c, cc, r.key, r.value, x, compiling); err != nil {
+			if err := recordRow(c, cc, c.rowPos(r.row), r.key, r.value, x, compiling); err != nil {
 				cell := 1
 				if v, ok := errors.AsType[*badValue](err); ok {
 					cell, err = 2, v.err
@@ -195,12 +195,12 @@ func hintOf(err error) string {
 	return ""
 }
 
-func recordRow(c *call, cc *assert.ConversationChecks, rawField, value string, x Expander, compiling bool) error {
+// recordRow adds the check of one row, written at pos, to cc.
+func recordRow(c *call, cc *assert.ConversationChecks, pos diag.Pos, rawField, value string, x Expander, compiling bool) error {
 	field, err := x(strings.TrimSpace(rawField))
 	if err != nil {
 		return err
 	}
-	pos := c.pos
 	// Numbers and booleans are parsed after expansion; while compiling, a
 	// cell built from ${...} is known only at run time.
 	scalar := func() (string, bool, error) {

@@ -488,7 +488,12 @@ func similarCheck(c *call) (*Step, error) {
 	if c.args[1] != "" {
 		v, err := strconv.ParseFloat(c.args[1], 64)
 		if err != nil || v <= 0 || v > 1 {
-			return nil, &Error{Message: fmt.Sprintf("step %q: similarity %s must be above 0 and at most 1", c.step, c.args[1]), arg: 2}
+			hint := ""
+			if v >= 10 && v <= 100 {
+				// A percentage without its sign.
+				hint = fmt.Sprintf("write %s: the threshold is a share of 1", strconv.FormatFloat(v/100, 'f', -1, 64))
+			}
+			return nil, &Error{Message: fmt.Sprintf("step %q: similarity %s must be above 0 and at most 1", c.step, c.args[1]), Hint: hint, arg: 2}
 		}
 		min = v
 	}
@@ -581,8 +586,8 @@ func stateTable(c *call) (*Step, error) {
 			if !reply.ValidPath(k) {
 				return &Error{Message: fmt.Sprintf("step %q: %s", c.step, invalidStateKey(r.key)), Row: r.row, Cell: 1}
 			}
-			v := r.value
-			e.State = append(e.State, assert.StateCheck{Pos: c.pos, Key: k, Match: &assert.Text{Pos: c.pos, Exact: &v}})
+			v, pos := r.value, c.rowPos(r.row)
+			e.State = append(e.State, assert.StateCheck{Pos: pos, Key: k, Match: &assert.Text{Pos: pos, Exact: &v}})
 		}
 		return nil
 	})(c)

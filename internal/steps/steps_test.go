@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -239,6 +240,7 @@ func TestCompileErrors(t *testing.T) {
 		{"bad regex", Input{Keyword: "Then ", Text: `the agent's reply matches "("`}, "invalid regular expression", nil},
 		{"bad state regex", Input{Keyword: "Then ", Text: `the state "k" matches "[a"`}, "invalid regular expression", nil},
 		{"bad similarity", Input{Keyword: "Then ", Text: `the agent's reply is similar to "x" with at least 1.5`}, "similarity 1.5", nil},
+		{"similarity as a percentage", Input{Keyword: "Then ", Text: `the agent's reply is similar to "x" with at least 70`}, "similarity 70", []string{"write 0.7: the threshold is a share of 1"}},
 		{"missing docstring", Input{Keyword: "When ", Text: `the user says:`}, "needs a DocString", nil},
 		{"missing table", Input{Keyword: "Then ", Text: `the state includes:`}, "needs a table", nil},
 		{"unexpected docstring", Input{Keyword: "Then ", Text: `the conversation ends`, DocString: &doc}, "takes no DocString", nil},
@@ -351,6 +353,48 @@ func TestCheckBuildsTheYAMLExpect(t *testing.T) {
 	res := assert.Check(exp, assert.Observation{Result: nil}, nil)
 	if len(res) != 1 {
 		t.Errorf("check without a reply: %v", res)
+	}
+}
+
+// TestTableRowsCheckWhereWritten: with the cells' positions, each row of
+// a state or record table is checked at its first cell, the last row's
+// too; a row without positions falls back to the step's.
+func TestTableRowsCheckWhereWritten(t *testing.T) {
+	lib := New()
+	pos := diag.Pos{File: "f.feature", Line: 9, Col: 5}
+	cell := func(line, col int) diag.Pos { return diag.Pos{File: "f.feature", Line: line, Col: col} }
+	at := [][]diag.Pos{{cell(10, 7), cell(10, 14)}, {cell(11, 7), cell(11, 20)}, {cell(12, 7), cell(12, 20)}, nil}
+	table := [][]string{{"key", "value"}, {"party_size", "4"}, {"time", "19:00"}, {"day", "friday"}}
+	op, err := lib.Compile(Input{Pos: pos, Keyword: "And ", Text: `the state includes:`, Table: table, TableAt: at})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp, err := op.Expect(func(s string) (string, error) { return s, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []diag.Pos
+	for _, s := range exp.State {
+		got = append(got, s.Pos, s.Match.Pos)
+	}
+	if want := []diag.Pos{cell(11, 7), cell(11, 7), cell(12, 7), cell(12, 7), pos, pos}; !slices.Equal(got, want) {
+		t.Errorf("state check positions %v, want %v", got, want)
+	}
+	op, err = lib.Compile(Input{Pos: pos, Keyword: "And ", Text: `the conversation record shows:`,
+		Table: [][]string{{"channel", "WEBCHAT"}, {"num_turns", "2"}}, TableAt: at[1:3]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cf, err := op.Confirm(func(s string) (string, error) { return s, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = nil
+	for _, f := range cf.Conversation.Fields {
+		got = append(got, f.Pos)
+	}
+	if want := []diag.Pos{cell(11, 7), cell(12, 7)}; !slices.Equal(got, want) {
+		t.Errorf("record field positions %v, want %v", got, want)
 	}
 }
 
@@ -876,5 +920,19 @@ func TestHandoffStateKeyExpansion(t *testing.T) {
 	}
 	if _, err := op.Confirm(func(s string) (string, error) { return "", fmt.Errorf("cannot expand %s", s) }); err == nil {
 		t.Error("no error, want the expander's")
+	}
+}
+
+// TestSimilarityAsAPercentage: a threshold written as a percentage
+// without its sign (70) says the share to write; one no percentage a
+// designer means can be (9, 170) only that it is out of range.
+func TestSimilarityAsAPercentage(t *testing.T) {
+	for min, hint := range map[string]string{"70": "write 0.7: the threshold is a share of 1", "10": "write 0.1: the threshold is a share of 1",
+		"100": "write 1: the threshold is a share of 1", "9": "", "170": ""} {
+		_, err := New().Compile(Input{Keyword: "Then ", Text: `the agent's reply is similar to "x" with at least ` + min})
+		se, ok := err.(*Error)
+		if !ok || se.Message != `step "Then the agent's reply is similar to \"x\" with at least `+min+`": similarity `+min+` must be above 0 and at most 1` || se.Hint != hint {
+			t.Errorf("at least %s: %v, want the range error with the hint %q", min, err, hint)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -55,7 +56,11 @@ func explainSyntax(src []byte, msg string, pos diag.Pos) (diag.Pos, string) {
 			return pos, ""
 		}
 		pos.Line, pos.Col = ln, col
-		return pos, fmt.Sprintf("no &%s is defined above this line: an alias (*%s) can only repeat an anchor (&%s) written before it", name, name, name)
+		hint := fmt.Sprintf("no &%s is defined above this line: an alias (*%s) can only repeat an anchor (&%s) written before it", name, name, name)
+		if near := diag.Suggest(name, anchorsIn(lines[:ln-1])); near != "" {
+			hint += fmt.Sprintf("; did you mean *%s?", near)
+		}
+		return pos, hint
 	}
 	switch msg {
 	case "did not find expected key", "did not find expected '-' indicator":
@@ -387,4 +392,21 @@ func valueColon(line string) int {
 		return 0
 	}
 	return utf8.RuneCountInString(line) - utf8.RuneCountInString(trimmed) + 1
+}
+
+// anchorRE finds what may be an anchor's name: & then the characters an
+// anchor may hold (not a space, nor a flow indicator). Text such as
+// "R&D" yields a name too, which only adds a candidate to a hint.
+var anchorRE = regexp.MustCompile(`&([^\s,\[\]{}]+)`)
+
+// anchorsIn lists the names of the anchors written in lines, for the
+// hint of an alias of none.
+func anchorsIn(lines []string) []string {
+	var names []string
+	for _, l := range lines {
+		for _, m := range anchorRE.FindAllStringSubmatch(l, -1) {
+			names = append(names, m[1])
+		}
+	}
+	return names
 }

@@ -82,7 +82,15 @@ func TestDiagnostic(t *testing.T) {
 		{"a value holding a colon", "a: b\n  c: d: e\n", "2:6", mapping, `a value that contains ": " must be quoted: "d: e"`},
 		{"a key indented under a value", "a: b\n  c: d\n", "2:3", mapping, hintKeyIndent},
 		{"an alias of no anchor", "a: &x 1\nb: [*x, *y]\n", "2:9", "unknown anchor 'y' referenced",
-			"no &y is defined above this line: an alias (*y) can only repeat an anchor (&y) written before it"},
+			"no &y is defined above this line: an alias (*y) can only repeat an anchor (&y) written before it; did you mean *x?"},
+		// A near miss of an anchor above is named; one below, or one far
+		// from every anchor, is not.
+		{"an alias of a misspelt anchor", "x-booked: &booked {node: A}\nb: *bookd\nc: &bookd 1\n", "2:4", "unknown anchor 'bookd' referenced",
+			"no &bookd is defined above this line: an alias (*bookd) can only repeat an anchor (&bookd) written before it; did you mean *booked?"},
+		{"an alias far from every anchor", "x-booked: &booked {node: A}\nb: *polite\n", "2:4", "unknown anchor 'polite' referenced",
+			"no &polite is defined above this line: an alias (*polite) can only repeat an anchor (&polite) written before it"},
+		{"an alias of an anchor defined below", "a: *booked\nb: &booked 1\n", "1:4", "unknown anchor 'booked' referenced",
+			"no &booked is defined above this line: an alias (*booked) can only repeat an anchor (&booked) written before it"},
 		{"an alias of no anchor as a key", "a:\n  *x: 1\n", "2:3", "unknown anchor 'x' referenced",
 			"no &x is defined above this line: an alias (*x) can only repeat an anchor (&x) written before it"},
 		{"an alias of no anchor as a key of a flow", "a: {*x: 1}\n", "1:5", "unknown anchor 'x' referenced",
