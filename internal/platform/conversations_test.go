@@ -73,9 +73,15 @@ func TestListConversationsQuery(t *testing.T) {
 		{name: "v1 with include_turn_metadata", v1: true, q: ListQuery{IncludeTurnMetadata: true}, want: v1Only},
 		{name: "v1 limit past 5000", v1: true, q: ListQuery{Limit: 5001}, want: "limit 5001: must be 1 to 5000"},
 		{name: "semantic search of agent turns", q: ListQuery{QueryType: "semantic", Query: "refund", TurnType: "agent", StartTime: start, EndTime: end},
-			want: "/v3/ws-abcd1234/p/conversations?end_time=2026-03-01T01%3A00%3A00.123Z&query=refund&query_type=semantic&start_time=2026-03-01T00%3A00%3A00.123Z&turn_type=agent"},
+			want: "/v3/ws-abcd1234/p/conversations?end_time=2026-03-01T01%3A00%3A01Z&query=refund&query_type=semantic&start_time=2026-03-01T00%3A00%3A00Z&turn_type=agent"},
 		{name: "random sample", q: ListQuery{Sample: "random", StartTime: start, EndTime: end},
-			want: "/v3/ws-abcd1234/p/conversations?end_time=2026-03-01T01%3A00%3A00.123Z&sample=random&start_time=2026-03-01T00%3A00%3A00.123Z"},
+			want: "/v3/ws-abcd1234/p/conversations?end_time=2026-03-01T01%3A00%3A01Z&sample=random&start_time=2026-03-01T00%3A00%3A00Z"},
+		// Whole seconds in UTC, whatever the zone: the range sent holds
+		// the one asked for, and a time already whole is kept.
+		{name: "times of another zone, whole", q: ListQuery{StartTime: start.Truncate(time.Second).In(time.FixedZone("", 3600)), EndTime: end.Add(-123 * time.Millisecond).In(time.FixedZone("", -7200))},
+			want: "/v3/ws-abcd1234/p/conversations?end_time=2026-03-01T01%3A00%3A00Z&start_time=2026-03-01T00%3A00%3A00Z"},
+		{name: "times a nanosecond past a second", q: ListQuery{StartTime: start.Truncate(time.Second).Add(time.Nanosecond), EndTime: end.Truncate(time.Second).Add(time.Nanosecond)},
+			want: "/v3/ws-abcd1234/p/conversations?end_time=2026-03-01T01%3A00%3A01Z&start_time=2026-03-01T00%3A00%3A00Z"},
 		{name: "sample with a query", q: ListQuery{Sample: "random", Query: "x", StartTime: start, EndTime: end}, want: "sample takes no query"},
 		{name: "search without end_time", q: ListQuery{QueryType: "transcript", Query: "x", StartTime: start}, want: "query_type and sample need start_time and end_time"},
 		{name: "search without start_time", q: ListQuery{QueryType: "transcript", Query: "x", EndTime: end}, want: "query_type and sample need start_time and end_time"},
