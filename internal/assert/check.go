@@ -657,11 +657,29 @@ func (c *checker) latency(l *Latency, obs Observation) {
 		Expected: fmt.Sprintf("at most %d ms", l.Max), Actual: fmt.Sprintf("%d ms", ms)})
 }
 
+// emptyForm names the empty value v of a member not reported.
+func emptyForm(v any) string {
+	switch v.(type) {
+	case string:
+		return `""`
+	case []any:
+		return "[]"
+	case map[string]any:
+		return "{}"
+	}
+	return "null"
+}
+
 func (c *checker) metadata(m *MetadataCheck) {
 	pos := c.at(m.Pos)
 	l := label{key: "metadata", subject: "metadata", name: m.Path}
 	v, found := c.md().Lookup(m.Path)
-	if !c.presence(pos, l, m.Present, found, "metadata has no %s", "metadata has %s", v, nil) {
+	missing := "metadata has no %s"
+	if m.Present != nil && found && !reply.Reported(m.Path, v) {
+		// Written empty or null: not reported, as if left out.
+		found, missing = false, "metadata has no %s (the reply writes it "+emptyForm(v)+")"
+	}
+	if !c.presence(pos, l, m.Present, found, missing, "metadata has %s", v, nil) {
 		return
 	}
 	if m.Match != nil {

@@ -51,6 +51,13 @@ const functionsJSON = `{"response": "Booked.", "metadata": {"functionEvents": [
 	{"status": "error"}
 ]}}`
 
+// emptyMembersJSON writes every member it has nothing for, as another
+// implementation's typed serializer does: empty, or null.
+const emptyMembersJSON = `{"response": "Hello.", "metadata": {
+	"citedTopic": "", "retrievedTopics": [], "functionEvents": null, "inFlow": null, "metrics": {},
+	"state": {"notes": null, "tags": []}, "current_node": "", "currentNode": null
+}}`
+
 // longBooking is an expected text the similarity tests shorten.
 const longBooking = "Your table for four is booked for seven tonight at the corner window, please arrive ten minutes early."
 
@@ -454,6 +461,24 @@ func TestCheck(t *testing.T) {
 			want: []Failure{{Pos: at(12), Key: "metadata.llmRequests.0.model", Message: "metadata llmRequests.0.model is not the expected value", Expected: "m-large", Actual: "m-small"}}},
 		{name: "metadata missing", exp: Expect{Metadata: []MetadataCheck{{Pos: at(12), Path: "llmRequests.3.model", Match: &Text{Exact: new("x")}}}},
 			want: []Failure{{Pos: at(12), Key: "metadata.llmRequests.3.model", Message: "metadata has no llmRequests.3.model", Expected: "present", Actual: "absent"}}},
+		// A reference member written empty or null is not reported, as
+		// one left out is not; below the top level it is the agent's
+		// data.
+		{name: "metadata written empty is absent", fixture: emptyMembersJSON, exp: Expect{Metadata: []MetadataCheck{
+			{Path: "citedTopic", Present: no}, {Path: "retrievedTopics", Present: no}, {Path: "functionEvents", Present: no},
+			{Path: "inFlow", Present: no}, {Path: "metrics", Present: no}, {Path: "currentNode", Present: no},
+			{Path: "state.notes", Present: yes}, {Path: "state.tags", Present: yes}, {Path: "citedTopic", Match: &Text{Exact: new("")}},
+		}}},
+		{name: "metadata written empty is not present", fixture: emptyMembersJSON, exp: Expect{Metadata: []MetadataCheck{
+			{Pos: at(12), Path: "citedTopic", Present: yes}, {Pos: at(13), Path: "retrievedTopics", Present: yes},
+			{Pos: at(14), Path: "inFlow", Present: yes}, {Pos: at(15), Path: "metrics", Present: yes}, {Pos: at(16), Path: "state.notes", Present: no},
+		}}, want: []Failure{
+			{Pos: at(12), Key: "metadata.citedTopic", Message: `metadata has no citedTopic (the reply writes it "")`, Expected: "present", Actual: "absent"},
+			{Pos: at(13), Key: "metadata.retrievedTopics", Message: "metadata has no retrievedTopics (the reply writes it [])", Expected: "present", Actual: "absent"},
+			{Pos: at(14), Key: "metadata.inFlow", Message: "metadata has no inFlow (the reply writes it null)", Expected: "present", Actual: "absent"},
+			{Pos: at(15), Key: "metadata.metrics", Message: "metadata has no metrics (the reply writes it {})", Expected: "present", Actual: "absent"},
+			{Pos: at(16), Key: "metadata.state.notes", Message: "metadata has state.notes", Expected: "absent", Actual: ""},
+		}},
 		{name: "metadata unexpected", exp: Expect{Metadata: []MetadataCheck{{Pos: at(12), Path: "inFlow", Present: no}}},
 			want: []Failure{{Pos: at(12), Key: "metadata.inFlow", Message: "metadata has inFlow", Expected: "absent", Actual: "Booking"}}},
 	}
