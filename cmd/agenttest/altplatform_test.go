@@ -60,7 +60,14 @@ type altForms struct {
 	// plain sends JSON bodies as text/plain, as a server that sets no
 	// Content-Type gets from Go's sniffing.
 	plain bool
+	// tail ends a conversations list with a cursor that holds its place,
+	// as a stream's position does, rather than null: the page it asks
+	// for is empty and gives the same cursor back.
+	tail bool
 }
+
+// tailCursor is the cursor of tail's end of a list.
+const tailCursor = "eyJwb3MiOiJ0YWlsIn0"
 
 // metadataEmpty are the debug-chat metadata members of the reference,
 // each with its empty value.
@@ -80,6 +87,11 @@ var pydanticStamp = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,
 
 // refuse answers a request f's strict form refuses, or says there is none.
 func (f altForms) refuse(w http.ResponseWriter, r *http.Request) bool {
+	if f.tail && r.URL.Query().Get("cursor") == tailCursor {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"conversations":[],"cursor":%q}`, tailCursor)
+		return true
+	}
 	if !f.strict {
 		return false
 	}
@@ -113,6 +125,9 @@ func (f altForms) rewrite(v any, parent string, top bool) any {
 		}
 		return x
 	case map[string]any:
+		if c, ok := x["cursor"]; f.tail && top && x["conversations"] != nil && (!ok || c == nil) {
+			x["cursor"] = tailCursor
+		}
 		switch parent {
 		case "state", "metrics", "data", "integrationAttributes", "custom", "headers":
 			// Values the agent wrote: not forms of the platform.
@@ -301,7 +316,7 @@ func TestAltPlatformExamples(t *testing.T) {
 		// Forms that go together in one implementation.
 		"typed":  {stamps: true, extra: true, nulls: true, charset: true, created: true, chunked: true, full: true},
 		"nulls":  {fullNull: true, plain: true},
-		"strict": {bare: true, strict: true},
+		"strict": {bare: true, strict: true, tail: true},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

@@ -33,9 +33,14 @@ func (p *ConversationPage) More() bool { return p.Cursor != "" || p.NextOffset !
 // otherwise end at its first page. A next_offset that does not move past
 // q's offset, or that follows an empty page, ends the list: a platform
 // that sends one on its last page too would otherwise be read again and
-// again.
+// again. So does a cursor that is the one q sent: a platform whose cursor
+// holds its place at the end of the list, as a stream's position does,
+// rather than turning null, would otherwise be read again until the
+// search's page bound and blamed for a list too long to search.
 func (p *ConversationPage) Next(q ListQuery) (ListQuery, bool) {
 	switch {
+	case p.Cursor != "" && p.Cursor == q.Cursor:
+		return q, false
 	case p.Cursor != "":
 		q.Cursor = p.Cursor
 	case p.NextOffset != nil && *p.NextOffset > q.Offset && len(p.Conversations) > 0:

@@ -127,8 +127,9 @@ func TestConversationAudio(t *testing.T) {
 	}
 }
 
-// The page after a page: its cursor when it has one (the reference uses
-// the cursor when both are sent), else its next_offset when it moves on
+// The page after a page: its cursor when it has one other than the one
+// sent (the reference uses the cursor when both are sent; an empty page
+// may come before more in a filtered scan), else its next_offset when it moves on
 // from a page that held conversations, else none.
 func TestConversationPageNext(t *testing.T) {
 	t.Parallel()
@@ -147,6 +148,9 @@ func TestConversationPageNext(t *testing.T) {
 		{"next_offset where it was", ConversationPage{Conversations: one, NextOffset: &three}, q, false},
 		{"next_offset after an empty page", ConversationPage{NextOffset: &seven}, q, false},
 		{"the last page", ConversationPage{Conversations: one}, q, false},
+		{"the cursor sent", ConversationPage{Cursor: "c0", NextOffset: &seven}, q, false},
+		{"the cursor sent, of a page that held conversations", ConversationPage{Conversations: one, Cursor: "c0"}, q, false},
+		{"a new cursor of an empty page", ConversationPage{Cursor: "c1"}, ListQuery{ClientEnv: "live", Cursor: "c1", Offset: 3}, true},
 	} {
 		got, more := tc.page.Next(q)
 		if more != tc.more || !reflect.DeepEqual(got, tc.want) {
