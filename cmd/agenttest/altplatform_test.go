@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -64,6 +65,9 @@ type altForms struct {
 	// as a stream's position does, rather than null: the page it asks
 	// for is empty and gives the same cursor back.
 	tail bool
+	// brand is the platform's word for Vendor (sim.Options.Brand), the
+	// target's brand:.
+	brand string
 }
 
 // tailCursor is the cursor of tail's end of a list.
@@ -273,6 +277,7 @@ targets:
     runtime_url: ${env:ALT_RUNTIME}
     messaging_url: ${env:ALT_MESSAGING}
     messaging_host: %s
+    brand: %s
     account_id: %s
     agent_id: clinic
     env: sandbox
@@ -283,14 +288,14 @@ targets:
     webhook_listen: %s
     webhook_url: http://%s
     connectors:
-%s`, info.MessagingHost, s.AccountID, listen, listen, conns.String())
+%s`, info.MessagingHost, cmp.Or(f.brand, "Vendor"), s.AccountID, listen, listen, conns.String())
 	return writeTree(t, files), env
 }
 
 // altRun runs dirs against s in f's forms and returns the verdicts and
 // the output.
 func altRun(t *testing.T, f altForms, dirs ...string) (map[string]string, string) {
-	s := simtest.Start(t, sim.Options{Seed: 1, Webhooks: sim.WebhookOptions{AllowInsecure: true},
+	s := simtest.Start(t, sim.Options{Seed: 1, Brand: f.brand, Webhooks: sim.WebhookOptions{AllowInsecure: true},
 		Outbound: sim.OutboundOptions{Queued: 10 * time.Millisecond, Calling: 10 * time.Millisecond}})
 	dir, env := altTree(t, s, f, platformtest.FreeAddr(t))
 	env["PATH"] = "/usr/local/bin:/usr/bin:/bin"
@@ -316,7 +321,7 @@ func TestAltPlatformExamples(t *testing.T) {
 		// Forms that go together in one implementation.
 		"typed":  {stamps: true, extra: true, nulls: true, charset: true, created: true, chunked: true, full: true},
 		"nulls":  {fullNull: true, plain: true},
-		"strict": {bare: true, strict: true, tail: true},
+		"strict": {bare: true, strict: true, tail: true, brand: "Acme"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

@@ -269,6 +269,9 @@ type listSubject struct {
 	notAfter          func(item, prev string) string
 	// join renders a list for Expected and Actual.
 	join func(items []string) string
+	// named, when set, is the item as the actual list spells it (an
+	// event type written with the reference's brand word).
+	named func(item string) string
 }
 
 var traceList = listSubject{
@@ -291,6 +294,10 @@ func (c *checker) list(pos diag.Pos, parts Parts, l listSubject, actual, include
 	excludes = c.names(exclPos, l.key, ".excludes", excludes)
 	sequence = c.names(seqPos, l.key, ".sequence", sequence)
 	equals = c.names(eqPos, l.key, ".equals", equals)
+	if l.named != nil {
+		// Copies: the lists may be the scenario's own.
+		includes, excludes, sequence, equals = l.rename(includes), l.rename(excludes), l.rename(sequence), l.rename(equals)
+	}
 	for _, n := range includes {
 		if indexOf(actual, n, 0) < 0 {
 			c.fail(Failure{Pos: inclPos, Key: l.key + ".includes", Message: l.missing(n), Expected: "includes " + n, Actual: l.join(actual)})
@@ -325,6 +332,18 @@ func (c *checker) list(pos diag.Pos, parts Parts, l listSubject, actual, include
 		c.fail(Failure{Pos: eqPos, Key: l.key + ".equals", Message: l.subject + " is not the expected list",
 			Expected: want, Actual: got, Diff: Diff(want, got)})
 	}
+}
+
+// rename is list with each item as named says, in a new slice.
+func (l listSubject) rename(list []string) []string {
+	if list == nil {
+		return nil
+	}
+	out := make([]string, len(list))
+	for i, n := range list {
+		out[i] = l.named(n)
+	}
+	return out
 }
 
 func indexOf(list []string, s string, from int) int {
