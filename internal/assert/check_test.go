@@ -472,12 +472,14 @@ func TestCheck(t *testing.T) {
 		{name: "metadata written empty is not present", fixture: emptyMembersJSON, exp: Expect{Metadata: []MetadataCheck{
 			{Pos: at(12), Path: "citedTopic", Present: yes}, {Pos: at(13), Path: "retrievedTopics", Present: yes},
 			{Pos: at(14), Path: "inFlow", Present: yes}, {Pos: at(15), Path: "metrics", Present: yes}, {Pos: at(16), Path: "state.notes", Present: no},
+			{Pos: at(17), Path: "inStep", Present: yes},
 		}}, want: []Failure{
 			{Pos: at(12), Key: "metadata.citedTopic", Message: `metadata has no citedTopic (the reply writes it "")`, Expected: "present", Actual: "absent"},
 			{Pos: at(13), Key: "metadata.retrievedTopics", Message: "metadata has no retrievedTopics (the reply writes it [])", Expected: "present", Actual: "absent"},
 			{Pos: at(14), Key: "metadata.inFlow", Message: "metadata has no inFlow (the reply writes it null)", Expected: "present", Actual: "absent"},
 			{Pos: at(15), Key: "metadata.metrics", Message: "metadata has no metrics (the reply writes it {})", Expected: "present", Actual: "absent"},
 			{Pos: at(16), Key: "metadata.state.notes", Message: "metadata has state.notes", Expected: "absent", Actual: ""},
+			{Pos: at(17), Key: "metadata.inStep", Message: "metadata has no inStep", Expected: "present", Actual: "absent"},
 		}},
 		{name: "metadata unexpected", exp: Expect{Metadata: []MetadataCheck{{Pos: at(12), Path: "inFlow", Present: no}}},
 			want: []Failure{{Pos: at(12), Key: "metadata.inFlow", Message: "metadata has inFlow", Expected: "absent", Actual: "Booking"}}},

@@ -178,7 +178,7 @@ func (q ListQuery) values() url.Values {
 	}
 	set("client_env", q.ClientEnv)
 	if !q.StartTime.IsZero() {
-		v.Set("start_time", queryTime(q.StartTime.Truncate(time.Second)))
+		v.Set("start_time", queryTime(q.StartTime))
 	}
 	if !q.EndTime.IsZero() {
 		end := q.EndTime.Truncate(time.Second)
@@ -214,7 +214,7 @@ func (q ListQuery) values() url.Values {
 }
 
 // queryTime writes a date-time parameter as RFC 3339 in UTC, in whole
-// seconds. The reference says only "date-time", which RFC 3339 lets carry
+// seconds (the fraction cut off: rounded down). The reference says only "date-time", which RFC 3339 lets carry
 // any number of digits of fraction; the servers of other implementations
 // do not all read them: pydantic (FastAPI) refuses more than 6 (422,
 // "second fraction value is more than 6 digits long"), and a strptime

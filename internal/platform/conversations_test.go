@@ -157,4 +157,10 @@ func TestConversationPageNext(t *testing.T) {
 			t.Errorf("%s: Next = %+v, %v; want %+v, %v", tc.name, got, more, tc.want, tc.more)
 		}
 	}
+	// The first page, asked for without a cursor, pages on by its
+	// next_offset when it has no cursor either.
+	first := ListQuery{ClientEnv: "live"}
+	if got, more := (&ConversationPage{Conversations: one, NextOffset: &seven}).Next(first); !more || got.Offset != 7 {
+		t.Errorf("first page by offset: Next = %+v, %v", got, more)
+	}
 }
