@@ -340,3 +340,14 @@ func TestAltPlatformExamples(t *testing.T) {
 		})
 	}
 }
+
+// The embedded simulator of another brand (AGENTTEST_SIM_FLAGS=--brand)
+// is spoken to in its brand: its probes, webhook deliveries and web
+// chats, and the events checks written with the reference's VENDOR.
+func TestEmbeddedSimulatorBrand(t *testing.T) {
+	t.Parallel()
+	env := examplesEnv()
+	env[simFlagsEnv] = "--brand Acme --call-queued 10ms --call-calling 10ms"
+	c := newCLI(t, repoRoot, env, "run", "examples/suites/confirmations.yaml", "examples/suites/restaurant.yaml")
+	c.expect(t, exitOK, "status: passed")
+}

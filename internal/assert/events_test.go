@@ -270,3 +270,15 @@ func TestEventsNamedLeaveTheScenario(t *testing.T) {
 		t.Errorf("the scenario's lists changed: %+v", exp.Events)
 	}
 }
+
+// A list's named applies to each of its lists, equals too.
+func TestListNamedEachList(t *testing.T) {
+	t.Parallel()
+	l := eventsList
+	l.named = (&reply.Messaging{Brand: "ACME"}).Named
+	c := &checker{}
+	c.list(at(1), Parts{}, l, []string{"EVENT_TYPE_ACME_AGENT_JOINED"}, nil, nil, nil, []string{"EVENT_TYPE_VENDOR_AGENT_JOINED"})
+	if len(c.fails) > 0 {
+		t.Errorf("equals of the reference's name: %+v", c.fails)
+	}
+}

@@ -1020,6 +1020,11 @@ target "clean": AGENTTEST_ACCOUNT_ID holds the build_key: a key is sent only in 
 		{"clean", map[string]string{EnvWebhookURL: "https://hooks.example.com/" + bk + "/" + url.PathEscape(rk)}, `target "clean": AGENTTEST_WEBHOOK_URL holds the build_key: a key is sent only in the headers of a call, never in a URL or an id (remove the key from AGENTTEST_WEBHOOK_URL; agenttest sends the build_key with every call itself)`},
 		{"clean", map[string]string{EnvCallToken: "call-PLANTED-token-0123", EnvSMSConnectorID: "call-PLANTED-token-0123", EnvConnectorToken: "conn-PLANTED-token-0123", EnvWebhookListen: "conn-PLANTED-token-0123"}, `target "clean": AGENTTEST_WEBHOOK_LISTEN holds the connector_token: a key is sent only in the headers of a call, never in a URL or an id (remove the key from AGENTTEST_WEBHOOK_LISTEN; agenttest sends the connector_token with every call itself)
 target "clean": AGENTTEST_SMS_CONNECTOR_ID holds the call_token: a key is sent only in the headers of a call, never in a URL or an id (remove the key from AGENTTEST_SMS_CONNECTOR_ID; agenttest sends the call_token with every call itself)`},
+		// A brand is a word of letters and digits: one that holds a key
+		// is said to, and one that cannot be a brand is refused without
+		// its value.
+		{"clean", map[string]string{EnvCallToken: "PLANTEDcalltoken0123", EnvBrand: "PLANTEDcalltoken0123"}, `target "clean": AGENTTEST_BRAND holds the call_token: a key is sent only in the headers of a call, never in a URL or an id (remove the key from AGENTTEST_BRAND; agenttest sends the call_token with every call itself)`},
+		{"clean", map[string]string{EnvBrand: bk}, `AGENTTEST_BRAND: brand "[REDACTED]": use ASCII letters and digits only, it goes into header names`},
 		// Refused for plain http, the URL is not refused again.
 		{"plain", nil, `agenttest.yaml:28:16: target "plain": build_url "http://build.example.com/[REDACTED]" is plain http to a host that is not loopback: the API key would travel in clear text (use https://, or set allow_http: true on the target to accept the risk (a warning is printed on every run))`},
 	} {

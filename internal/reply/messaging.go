@@ -84,7 +84,7 @@ type Messaging struct {
 // (EVENT_TYPE_ACME_AGENT_JOINED). A suite is written from the reference,
 // whose VENDOR stands for the brand; any other type is as written.
 func (m *Messaging) Named(typ string) string {
-	if m.Brand == "" || m.Brand == referenceWord {
+	if m.Brand == "" {
 		return typ
 	}
 	for _, form := range knownEventTypes {
