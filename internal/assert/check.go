@@ -383,11 +383,18 @@ func joinList(items []string) string {
 }
 
 // presence checks an expected presence; it returns false when the check is
-// settled (nothing more to evaluate on the key). missing and unexpected are
+// settled (nothing more to evaluate on the key). A key written null is
+// absent. missing and unexpected are
 // formats of the messages, given the name of the key; near, when not nil,
 // adds to a missing key's message the key likely meant. The messages and
 // the actual value are built only on failure.
 func (c *checker) presence(pos diag.Pos, l label, want *bool, found bool, missing, unexpected string, v any, near func() string) bool {
+	if want != nil && found && v == nil {
+		// Written null, the key holds no value: not set, as one left
+		// out is not. A platform that declares every variable of the
+		// agent writes those not filled yet as null.
+		found, missing, near = false, missing+" (it is null)", nil
+	}
 	switch {
 	case want != nil && !*want:
 		if found {
