@@ -70,6 +70,9 @@ type altForms struct {
 	// variables) as null, as a platform that declares every variable of
 	// the agent does until it is filled.
 	slots bool
+	// nilSlices writes every empty list as null, as Go's encoding/json
+	// does of a nil slice.
+	nilSlices bool
 	// brand is the platform's word for Vendor (sim.Options.Brand), the
 	// target's brand:.
 	brand string
@@ -133,6 +136,9 @@ func (f altForms) rewrite(v any, parent string, top bool) any {
 		}
 		return x
 	case []any:
+		if f.nilSlices && len(x) == 0 {
+			return nil
+		}
 		for i := range x {
 			x[i] = f.rewrite(x[i], parent, false)
 		}
@@ -337,7 +343,7 @@ func TestAltPlatformExamples(t *testing.T) {
 	for name, f := range map[string]altForms{
 		// Forms that go together in one implementation.
 		"typed":  {stamps: true, extra: true, nulls: true, charset: true, created: true, chunked: true, full: true},
-		"nulls":  {fullNull: true, plain: true, slots: true},
+		"nulls":  {fullNull: true, plain: true, slots: true, nilSlices: true},
 		"strict": {bare: true, strict: true, tail: true, brand: "Acme"},
 	} {
 		t.Run(name, func(t *testing.T) {
