@@ -70,6 +70,9 @@ type altForms struct {
 	// variables) as null, as a platform that declares every variable of
 	// the agent does until it is filled.
 	slots bool
+	// floats writes every whole number with a fraction (3.0), as a
+	// platform that keeps its counts in floats does.
+	floats bool
 	// nilSlices writes every empty list as null, as Go's encoding/json
 	// does of a nil slice.
 	nilSlices bool
@@ -128,6 +131,11 @@ var simStamp = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$`)
 // holds it.
 func (f altForms) rewrite(v any, parent string, top bool) any {
 	switch x := v.(type) {
+	case json.Number:
+		if f.floats && !strings.ContainsAny(string(x), ".eE") {
+			return json.Number(string(x) + ".0")
+		}
+		return x
 	case string:
 		if f.stamps && simStamp.MatchString(x) {
 			if t, err := time.Parse(time.RFC3339Nano, x); err == nil {
@@ -342,7 +350,7 @@ func TestAltPlatformExamples(t *testing.T) {
 	}
 	for name, f := range map[string]altForms{
 		// Forms that go together in one implementation.
-		"typed":  {stamps: true, extra: true, nulls: true, charset: true, created: true, chunked: true, full: true},
+		"typed":  {stamps: true, extra: true, nulls: true, charset: true, created: true, chunked: true, full: true, floats: true},
 		"nulls":  {fullNull: true, plain: true, slots: true, nilSlices: true},
 		"strict": {bare: true, strict: true, tail: true, brand: "Acme"},
 	} {
