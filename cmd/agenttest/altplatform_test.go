@@ -76,6 +76,10 @@ type altForms struct {
 	// nilSlices writes every empty list as null, as Go's encoding/json
 	// does of a nil slice.
 	nilSlices bool
+	// storage, when set, is where a recording is: the audio call is
+	// answered with a 302 to it, as a platform that keeps recordings in
+	// an object store answers with a signed URL of another host.
+	storage string
 	// brand is the platform's word for Vendor (sim.Options.Brand), the
 	// target's brand:.
 	brand string
@@ -215,6 +219,13 @@ func altProxy(t *testing.T, target string, f altForms) string {
 		if err != nil {
 			return err
 		}
+		if f.storage != "" && res.StatusCode == http.StatusOK && strings.HasSuffix(res.Request.URL.Path, "/audio") {
+			res.Body.Close()
+			res.StatusCode, res.Status = http.StatusFound, "302 Found"
+			res.Header = http.Header{"Location": {f.storage + "/recordings/rec.wav?X-Amz-Signature=0123abcd"}}
+			res.Body, res.ContentLength = http.NoBody, 0
+			return nil
+		}
 		if f.bare && res.StatusCode < 300 {
 			switch path := res.Request.URL.Path; {
 			case path == "/v1/outbound-sms":
@@ -348,10 +359,20 @@ func TestAltPlatformExamples(t *testing.T) {
 	if len(want) < 100 {
 		t.Fatalf("%d cases, want the examples and the suites:\n%s", len(want), wantOut)
 	}
+	storage := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for k := range r.Header {
+			if k != "Accept" && k != "User-Agent" && k != "Accept-Encoding" {
+				t.Errorf("the recording's store got header %s", k)
+			}
+		}
+		w.Header().Set("Content-Type", "audio/wav")
+		io.WriteString(w, "RIFF\x24\x00\x00\x00WAVEfmt ")
+	}))
+	t.Cleanup(storage.Close)
 	for name, f := range map[string]altForms{
 		// Forms that go together in one implementation.
 		"typed":  {stamps: true, extra: true, nulls: true, charset: true, created: true, chunked: true, full: true, floats: true},
-		"nulls":  {fullNull: true, plain: true, slots: true, nilSlices: true},
+		"nulls":  {fullNull: true, plain: true, slots: true, nilSlices: true, storage: storage.URL},
 		"strict": {bare: true, strict: true, tail: true, brand: "Acme"},
 	} {
 		t.Run(name, func(t *testing.T) {
