@@ -80,6 +80,10 @@ type altForms struct {
 	// answered with a 302 to it, as a platform that keeps recordings in
 	// an object store answers with a signed URL of another host.
 	storage string
+	// unlisted answers the webhook calls the reference does not show
+	// (the endpoints list, read and delete) 404, as a platform that
+	// implements only the registration and the update does.
+	unlisted bool
 	// brand is the platform's word for Vendor (sim.Options.Brand), the
 	// target's brand:.
 	brand string
@@ -106,6 +110,13 @@ var pydanticStamp = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,
 
 // refuse answers a request f's strict form refuses, or says there is none.
 func (f altForms) refuse(w http.ResponseWriter, r *http.Request) bool {
+	if f.unlisted && (r.URL.Path == "/v1/webhooks/endpoints" && r.Method == http.MethodGet ||
+		strings.HasPrefix(r.URL.Path, "/v1/webhook-endpoints/") && r.Method != http.MethodPatch) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotFound)
+		io.WriteString(w, `{"message":"Not Found"}`)
+		return true
+	}
 	if f.tail && r.URL.Query().Get("cursor") == tailCursor {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"conversations":[],"cursor":%q}`, tailCursor)
@@ -373,7 +384,7 @@ func TestAltPlatformExamples(t *testing.T) {
 		// Forms that go together in one implementation.
 		"typed":  {stamps: true, extra: true, nulls: true, charset: true, created: true, chunked: true, full: true, floats: true},
 		"nulls":  {fullNull: true, plain: true, slots: true, nilSlices: true, storage: storage.URL},
-		"strict": {bare: true, strict: true, tail: true, brand: "Acme"},
+		"strict": {bare: true, strict: true, tail: true, brand: "Acme", unlisted: true},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
