@@ -414,3 +414,33 @@ func TestEmbeddedSimulatorBrand(t *testing.T) {
 	c := newCLI(t, repoRoot, env, "run", "examples/suites/confirmations.yaml", "examples/suites/restaurant.yaml")
 	c.expect(t, exitOK, "status: passed")
 }
+
+// A target that leaves out the brand of a platform whose brand word is
+// another: its web chats error (the platform's side) saying that the join
+// went in the reference's word, and to set brand:.
+func TestWebChatOfAnotherBrand(t *testing.T) {
+	t.Parallel()
+	s := simtest.Start(t, sim.Options{Seed: 1, Brand: "Acme"})
+	info := s.Server.Info()
+	suite, err := os.ReadFile(filepath.Join(repoRoot, "examples/suites/restaurant.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := writeTree(t, map[string]string{"restaurant.yaml": string(suite), "agenttest.yaml": fmt.Sprintf(`targets:
+  t:
+    build_url: %s
+    runtime_url: %s
+    messaging_url: %s
+    messaging_host: %s
+    account_id: %s
+    agent_id: restaurant
+    build_key: ${env:K}
+    runtime_key: ${env:R}
+    connector_token: ${env:C}
+`, s.BuildURL, s.RuntimeURL, s.MessagingURL, info.MessagingHost, s.AccountID)})
+	env := map[string]string{"K": s.BuildKey, "R": s.RuntimeKey, "C": info.MessagingConnectors["restaurant"]["sandbox"]}
+	newCLI(t, dir, env, "run", "--target", "t", "restaurant.yaml").expect(t, exitErrored,
+		`the platform answered with an error system message: "Unknown event type or invalid message format" (the join request went as EVENT_TYPE_REQUEST_VENDOR_AGENT_JOIN: a platform whose brand word is not VENDOR refuses it; set the target's brand:)`)
+	env["AGENTTEST_BRAND"] = "Acme"
+	newCLI(t, dir, env, "run", "--target", "t", "restaurant.yaml").expect(t, exitOK, "status: passed")
+}
