@@ -342,7 +342,7 @@ func startReceiver(ctx context.Context, st *State, c *confirmOptions, t *config.
 		ln.Close()
 		return nil, err
 	}
-	rcv := webhook.NewReceiver(webhook.Options{Now: st.Now})
+	rcv := webhook.NewReceiver(webhook.Options{Now: st.Now, Brand: t.Brand})
 	srv := webhook.Serve(ln, webhook.FailFirst(rcv, failFirst), webhook.ServerOptions{})
 	shutdown := func() {
 		shut, cancel := context.WithTimeout(context.Background(), 2*time.Second)

@@ -345,11 +345,18 @@ scenarios:
 		{name: "call_token from AGENTTEST_CALL_TOKEN", config: target, env: with(map[string]string{"AGENTTEST_CALL_TOKEN": token}), code: exitOK},
 		{
 			name: "no call_token: the runtime key is refused", config: target, env: with(nil), code: exitUsage,
-			stderr: []string{"refused the runtime key (as the call token)", "check RK, which holds the runtime_key of target \"t\"", "or set call_token (AGENTTEST_CALL_TOKEN)"},
+			stderr: []string{"refused the runtime key (as the call token)", "check RK, which holds the runtime_key of target \"t\"", "or set call_token (AGENTTEST_CALL_TOKEN)",
+				"; it went as X-Vendor-Auth-Token: if the platform's brand word is not Vendor, set brand (AGENTTEST_BRAND)"},
 		},
 		{
 			name: "a wrong call token", config: target + "    call_token: ${env:CT}\n", env: with(map[string]string{"CT": "wrong-call-token-0000"}), code: exitUsage,
-			stderr: []string{"refused the call token", "check CT, which holds the call_token of target \"t\""},
+			stderr: []string{"refused the call token", "check CT, which holds the call_token of target \"t\"",
+				"it went as X-Vendor-Auth-Token: if the platform's brand word is not Vendor, set brand (AGENTTEST_BRAND)"},
+		},
+		// A platform of another brand finds no token in the headers.
+		{
+			name: "a platform of another brand", config: target + "    call_token: ${env:CT}\n    brand: Acme\n", env: with(map[string]string{"CT": token}), code: exitUsage,
+			stderr: []string{"refused the call token", "it went as X-Acme-Auth-Token: if the platform's brand word is not Acme, set brand (AGENTTEST_BRAND)"},
 		},
 		// The platform refuses the connector id sent beside a good
 		// token: the stop names the token it was sent with, and also

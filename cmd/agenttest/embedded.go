@@ -131,6 +131,7 @@ func (e *embeddedSim) fill(t *config.Target) {
 	t.BuildKey = config.Secret(e.info.BuildKey)
 	t.RuntimeKey = config.Secret(e.info.RuntimeKey)
 	t.CallToken = config.Secret(e.info.CallToken)
+	t.Brand = e.info.Brand
 	if len(e.info.AgentIDs) > 0 {
 		t.AgentID = e.info.AgentIDs[0]
 	}

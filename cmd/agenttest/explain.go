@@ -112,6 +112,11 @@ func stopMessage(st *result.Stop, t *config.Target) string {
 		if st.Credential == platform.CredentialRuntimeKeyAsCallToken {
 			msg += fmt.Sprintf(", or set call_token (%s) if outbound calling and SMS take a token of their own", config.EnvCallToken)
 		}
+		if st.Credential == platform.CredentialRuntimeKeyAsCallToken || st.Credential == platform.CredentialCallToken {
+			// A platform of another brand finds no token at all.
+			msg += fmt.Sprintf("; it went as %s: if the platform's brand word is not %s, set brand (%s)",
+				brand.AuthTokenHeader(t.Brand), brand.Word(t.Brand), config.EnvBrand)
+		}
 		if st.Endpoint == platform.EndpointSMS {
 			msg += fmt.Sprintf("; the SMS endpoint also checks the connector id it is sent (%s): check %s, the SMS connector of the agent's project in that environment",
 				brand.TokenIDHeader, where(t, "sms_connector_id", config.EnvSMSConnectorID))

@@ -603,7 +603,7 @@ func newClient(st *State, tgt *config.Target, red *secret.Redactor, l clientLimi
 	pcfg := platform.Config{
 		BuildURL: tgt.BuildURL, RuntimeURL: tgt.RuntimeURL, AccountID: tgt.AccountID,
 		BuildKey: tgt.BuildKey.Reveal(), RuntimeKey: tgt.RuntimeKey.Reveal(), CallToken: tgt.CallToken.Reveal(), Redactor: red, Now: st.Now, AfterFunc: st.AfterFunc,
-		MaxPerHost: l.maxPerHost, AllowHTTP: tgt.AllowHTTP,
+		MaxPerHost: l.maxPerHost, AllowHTTP: tgt.AllowHTTP, Brand: tgt.Brand,
 		MaxReplyBytes: l.maxReplyBytes, MaxReplyHint: maxReplyHint,
 		Rate: l.rate, RateWait: clientRateWait(l.rateWait), RateWaitHint: l.rateWaitHint,
 		Retry:      platform.RetryPolicy{Sleep: st.Sleep},

@@ -9,6 +9,7 @@ import (
 	"net"
 	"strings"
 
+	"github.com/agenttest/agenttest/internal/brand"
 	"github.com/agenttest/agenttest/internal/config"
 	"github.com/agenttest/agenttest/internal/report"
 	"github.com/agenttest/agenttest/internal/secret"
@@ -213,6 +214,10 @@ func printSimInfo(st *State, info sim.Info, env bool) error {
 			info.MessagingURL, info.MessagingHost, info.MessagingConnectors[first]["sandbox"])
 		if info.CallToken != "" {
 			lines += fmt.Sprintf("AGENTTEST_CALL_TOKEN=%s\n", info.CallToken)
+		}
+		if info.Brand != brand.Default {
+			// A run on these lines speaks the simulator's brand.
+			lines += fmt.Sprintf("%s=%s\n", config.EnvBrand, info.Brand)
 		}
 		// One write, as the JSON line is: a reader that sees output sees
 		// all of it.

@@ -214,8 +214,11 @@ func TestRunSimCallTokenAndAdmin(t *testing.T) {
 		t.Errorf("publish did not change the sandbox deployment: before %v, published %v, after %v", before, published, after)
 	}
 	env := startSim(t, "--print-env", "--call-token", "sim-test-call-token")
-	if !strings.Contains(env, "AGENTTEST_CALL_TOKEN=sim-test-call-token\n") {
-		t.Errorf("--print-env lacks the call token: %q", env)
+	if !strings.Contains(env, "AGENTTEST_CALL_TOKEN=sim-test-call-token\n") || strings.Contains(env, "AGENTTEST_BRAND") {
+		t.Errorf("--print-env lacks the call token, or names the reference's brand: %q", env)
+	}
+	if env := startSim(t, "--print-env", "--brand", "Acme"); !strings.Contains(env, "\nAGENTTEST_BRAND=Acme\n") {
+		t.Errorf("--print-env lacks the brand: %q", env)
 	}
 }
 

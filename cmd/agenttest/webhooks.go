@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -78,7 +79,7 @@ func parseWebhooksOptions(st *State, args []string) (*webhooksOptions, error) {
 	f.secretVar(&o.secret, "secret", config.EnvWebhookSecret, "signing `SECRET` of an endpoint already registered for --url, to reuse it")
 	f.stringVar(&o.target, "target", "AGENTTEST_TARGET", "", "target `NAME` from the config file (default: its default_target)")
 	f.stringVar(&o.config, "config", "AGENTTEST_CONFIG", "", "config `FILE` (default: ./agenttest.yaml when present)")
-	f.stringVar(&o.brand, "brand", "AGENTTEST_BRAND", platform.DefaultBrand, "brand `WORD` of the X-<Brand>-Signature header")
+	f.stringVar(&o.brand, "brand", config.EnvBrand, "", "brand `WORD` of the X-<Brand>-Signature header (default: the target's brand:, else "+platform.DefaultBrand+")")
 	pos, err := f.parse(args)
 	if err != nil {
 		return nil, err
@@ -143,6 +144,7 @@ func webhooksListen(ctx context.Context, st *State, args []string) error {
 	if err != nil {
 		return err
 	}
+	o.brand = cmp.Or(o.brand, tgt.Brand)
 	transport := platform.NewTransport(platform.DefaultMaxPerHost)
 	defer transport.CloseIdleConnections()
 	client, err := platform.New(platform.Config{

@@ -352,3 +352,29 @@ func TestWebhooksListenKeepsAReusedEndpoint(t *testing.T) {
 		t.Errorf("endpoints after stop = %+v, %v; want only %s, the one registered for %s deleted", list, err, ep.ID, other)
 	}
 }
+
+// webhooks listen verifies the signature header of the target's brand:
+// when --brand does not say, as agenttest run does.
+func TestWebhooksListenTargetBrand(t *testing.T) {
+	t.Parallel()
+	s := simtest.Start(t, sim.Options{Seed: 4, Brand: "Acme", TickInterval: 10 * time.Millisecond,
+		Outbound: sim.OutboundOptions{Queued: time.Millisecond, Calling: time.Millisecond},
+		Webhooks: sim.WebhookOptions{AllowInsecure: true, MaxAttempts: 1}})
+	dir := writeTree(t, map[string]string{"agenttest.yaml": "default_target: acme\ntargets:\n  acme:\n    build_url: " + s.BuildURL +
+		"\n    account_id: " + s.AccountID + "\n    brand: Acme\n    build_key: ${env:K}\n"})
+	c := newCLI(t, dir, map[string]string{"K": s.BuildKey}, "webhooks", "listen", "--listen", "127.0.0.1:0")
+	done := startListener(c)
+	waitFor(t, c.stdout, regexp.MustCompile(`listening on 127\.0\.0\.1:\d+; registered endpoint whe_\w+`))
+	client, err := platform.New(platform.Config{BuildURL: s.BuildURL, BuildKey: s.BuildKey, RuntimeURL: s.RuntimeURL, AccountID: s.AccountID, RuntimeKey: s.RuntimeKey, Brand: "Acme"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.PlaceCall(context.Background(), platform.CallRequest{To: "+447700900001", AgentID: s.AgentIDs[0], Env: "sandbox"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, c.stdout, regexp.MustCompile(`(?m)^\S+Z conversation\.completed conversation=\S+ env=sandbox`))
+	stopListener(t, c, done)
+	if out := c.stdout.String(); strings.Contains(out, "REJECTED") {
+		t.Errorf("a delivery of the platform was refused:\n%s", out)
+	}
+}

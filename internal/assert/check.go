@@ -269,6 +269,9 @@ type listSubject struct {
 	notAfter          func(item, prev string) string
 	// join renders a list for Expected and Actual.
 	join func(items []string) string
+	// named, when set, is the item as the actual list spells it (an
+	// event type written with the reference's brand word).
+	named func(item string) string
 }
 
 var traceList = listSubject{
@@ -291,6 +294,10 @@ func (c *checker) list(pos diag.Pos, parts Parts, l listSubject, actual, include
 	excludes = c.names(exclPos, l.key, ".excludes", excludes)
 	sequence = c.names(seqPos, l.key, ".sequence", sequence)
 	equals = c.names(eqPos, l.key, ".equals", equals)
+	if l.named != nil {
+		// Copies: the lists may be the scenario's own.
+		includes, excludes, sequence, equals = l.rename(includes), l.rename(excludes), l.rename(sequence), l.rename(equals)
+	}
 	for _, n := range includes {
 		if indexOf(actual, n, 0) < 0 {
 			c.fail(Failure{Pos: inclPos, Key: l.key + ".includes", Message: l.missing(n) + nearItem(n, actual), Expected: "includes " + n, Actual: l.join(actual)})
@@ -325,6 +332,18 @@ func (c *checker) list(pos diag.Pos, parts Parts, l listSubject, actual, include
 		c.fail(Failure{Pos: eqPos, Key: l.key + ".equals", Message: l.subject + " is not the expected list",
 			Expected: want, Actual: got, Diff: Diff(want, got)})
 	}
+}
+
+// rename is list with each item as named says, in a new slice.
+func (l listSubject) rename(list []string) []string {
+	if list == nil {
+		return nil
+	}
+	out := make([]string, len(list))
+	for i, n := range list {
+		out[i] = l.named(n)
+	}
+	return out
 }
 
 func indexOf(list []string, s string, from int) int {
@@ -364,11 +383,18 @@ func joinList(items []string) string {
 }
 
 // presence checks an expected presence; it returns false when the check is
-// settled (nothing more to evaluate on the key). missing and unexpected are
+// settled (nothing more to evaluate on the key). A key written null is
+// absent. missing and unexpected are
 // formats of the messages, given the name of the key; near, when not nil,
 // adds to a missing key's message the key likely meant. The messages and
 // the actual value are built only on failure.
 func (c *checker) presence(pos diag.Pos, l label, want *bool, found bool, missing, unexpected string, v any, near func() string) bool {
+	if want != nil && found && v == nil {
+		// Written null, the key holds no value: not set, as one left
+		// out is not. A platform that declares every variable of the
+		// agent writes those not filled yet as null.
+		found, missing, near = false, missing+" (it is null)", nil
+	}
 	switch {
 	case want != nil && !*want:
 		if found {
@@ -665,11 +691,29 @@ func (c *checker) latency(l *Latency, obs Observation) {
 		Expected: fmt.Sprintf("at most %d ms", l.Max), Actual: fmt.Sprintf("%d ms", ms)})
 }
 
+// emptyForm names the empty value v of a member not reported.
+func emptyForm(v any) string {
+	switch v.(type) {
+	case string:
+		return `""`
+	case []any:
+		return "[]"
+	case map[string]any:
+		return "{}"
+	}
+	return "null"
+}
+
 func (c *checker) metadata(m *MetadataCheck) {
 	pos := c.at(m.Pos)
 	l := label{key: "metadata", subject: "metadata", name: m.Path}
 	v, found := c.md().Lookup(m.Path)
-	if !c.presence(pos, l, m.Present, found, "metadata has no %s", "metadata has %s", v, nil) {
+	missing := "metadata has no %s"
+	if m.Present != nil && found && !reply.Reported(m.Path, v) {
+		// Written empty or null: not reported, as if left out.
+		found, missing = false, "metadata has no %s (the reply writes it "+emptyForm(v)+")"
+	}
+	if !c.presence(pos, l, m.Present, found, missing, "metadata has %s", v, nil) {
 		return
 	}
 	if m.Match != nil {

@@ -51,6 +51,13 @@ const functionsJSON = `{"response": "Booked.", "metadata": {"functionEvents": [
 	{"status": "error"}
 ]}}`
 
+// emptyMembersJSON writes every member it has nothing for, as another
+// implementation's typed serializer does: empty, or null.
+const emptyMembersJSON = `{"response": "Hello.", "metadata": {
+	"citedTopic": "", "retrievedTopics": [], "functionEvents": null, "inFlow": null, "metrics": {},
+	"state": {"notes": null, "tags": []}, "current_node": "", "currentNode": null
+}}`
+
 // longBooking is an expected text the similarity tests shorten.
 const longBooking = "Your table for four is booked for seven tonight at the corner window, please arrive ten minutes early."
 
@@ -461,6 +468,34 @@ func TestCheck(t *testing.T) {
 			want: []Failure{{Pos: at(12), Key: "metadata.llmRequests.0.model", Message: "metadata llmRequests.0.model is not the expected value", Expected: "m-large", Actual: "m-small"}}},
 		{name: "metadata missing", exp: Expect{Metadata: []MetadataCheck{{Pos: at(12), Path: "llmRequests.3.model", Match: &Text{Exact: new("x")}}}},
 			want: []Failure{{Pos: at(12), Key: "metadata.llmRequests.3.model", Message: "metadata has no llmRequests.3.model", Expected: "present", Actual: "absent"}}},
+		// A reference member written empty or null is not reported, as
+		// one left out is not; below the top level an empty value is the
+		// agent's data, and null no value.
+		{name: "metadata written empty is absent", fixture: emptyMembersJSON, exp: Expect{Metadata: []MetadataCheck{
+			{Path: "citedTopic", Present: no}, {Path: "retrievedTopics", Present: no}, {Path: "functionEvents", Present: no},
+			{Path: "inFlow", Present: no}, {Path: "metrics", Present: no}, {Path: "currentNode", Present: no},
+			{Path: "state.notes", Present: no}, {Path: "state.tags", Present: yes}, {Path: "citedTopic", Match: &Text{Exact: new("")}},
+		}}},
+		{name: "metadata written empty is not present", fixture: emptyMembersJSON, exp: Expect{Metadata: []MetadataCheck{
+			{Pos: at(12), Path: "citedTopic", Present: yes}, {Pos: at(13), Path: "retrievedTopics", Present: yes},
+			{Pos: at(14), Path: "inFlow", Present: yes}, {Pos: at(15), Path: "metrics", Present: yes}, {Pos: at(16), Path: "state.notes", Present: yes},
+			{Pos: at(17), Path: "inStep", Present: yes},
+		}}, want: []Failure{
+			{Pos: at(12), Key: "metadata.citedTopic", Message: `metadata has no citedTopic (the reply writes it "")`, Expected: "present", Actual: "absent"},
+			{Pos: at(13), Key: "metadata.retrievedTopics", Message: "metadata has no retrievedTopics (the reply writes it [])", Expected: "present", Actual: "absent"},
+			{Pos: at(14), Key: "metadata.inFlow", Message: "metadata has no inFlow (the reply writes it null)", Expected: "present", Actual: "absent"},
+			{Pos: at(15), Key: "metadata.metrics", Message: "metadata has no metrics (the reply writes it {})", Expected: "present", Actual: "absent"},
+			{Pos: at(16), Key: "metadata.state.notes", Message: "metadata has no state.notes (it is null)", Expected: "present", Actual: "absent"},
+			{Pos: at(17), Key: "metadata.inStep", Message: "metadata has no inStep", Expected: "present", Actual: "absent"},
+		}},
+		// A state key written null is not set; an empty list is a value.
+		// A value check of it is as before: null renders as "".
+		{name: "state null is absent", fixture: emptyMembersJSON, exp: Expect{State: []StateCheck{{Key: "notes", Present: no}, {Key: "tags", Present: yes},
+			{Key: "notes", Match: &Text{Exact: new("")}}}}},
+		{name: "state null is not present", fixture: emptyMembersJSON, exp: Expect{State: []StateCheck{{Pos: at(3), Key: "notes", Present: yes}, {Pos: at(4), Key: "tags", Present: no}}},
+			want: []Failure{
+				{Pos: at(3), Key: "state.notes", Message: `state has no key "notes" (it is null)`, Expected: "present", Actual: "absent"},
+				{Pos: at(4), Key: "state.tags", Message: `state has key "tags"`, Expected: "absent", Actual: "[]"}}},
 		{name: "metadata unexpected", exp: Expect{Metadata: []MetadataCheck{{Pos: at(12), Path: "inFlow", Present: no}}},
 			want: []Failure{{Pos: at(12), Key: "metadata.inFlow", Message: "metadata has inFlow", Expected: "absent", Actual: "Booking"}}},
 	}

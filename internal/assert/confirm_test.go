@@ -19,7 +19,7 @@ func record() *reply.Conversation {
 		InProgress: false, NumTurns: 4, TotalDuration: 30, Handoff: true,
 		HandoffReason: "urgent symptoms", HandoffDestination: "on_call_nurse",
 		Metrics: map[string][]string{"CALL_TURN": {"t1", "t2", "t3", "t4"}, "BOOKED": {"true"}},
-		State:   map[string]any{"booking_code": "BK-42", "patient": map[string]any{"age": 41.0}},
+		State:   map[string]any{"booking_code": "BK-42", "patient": map[string]any{"age": 41.0}, "call_sid": nil},
 		Turns: []reply.ConversationTurn{
 			{AgentResponse: "Hello"},
 			{UserInput: "book", Intents: []string{"book_appointment"}},
@@ -97,11 +97,13 @@ func TestCheckConversation(t *testing.T) {
 			{Pos: at(3), Key: "booking_code", Present: new(true)},
 			{Pos: at(4), Key: "patient.age", Match: &Text{Exact: new("41")}},
 			{Pos: at(5), Key: "ghost", Present: new(false)},
+			{Pos: at(6), Key: "call_sid", Present: new(false)}, // null: not set
 		}}},
 		{name: "state fails", cc: &ConversationChecks{Pos: at(2), State: []StateCheck{
 			{Pos: at(3), Key: "booking_code", Match: &Text{Matches: new(`^XX-`)}},
 			{Pos: at(4), Key: "ghost", Present: new(true)},
-		}}, keys: []string{"confirm.conversation.state.booking_code", "confirm.conversation.state.ghost"}, msg: `state "booking_code" does not match`},
+			{Pos: at(5), Key: "call_sid", Present: new(true)},
+		}}, keys: []string{"confirm.conversation.state.booking_code", "confirm.conversation.state.ghost", "confirm.conversation.state.call_sid"}, msg: `state "booking_code" does not match`},
 		{name: "turns pass", cc: &ConversationChecks{Pos: at(2), Turns: &TurnsCheck{Pos: at(3), Count: &Number{Value: new(float64(4))},
 			Intents: &IntentsCheck{Pos: at(4), Includes: []string{"book_appointment", "urgent_symptoms"}, Excludes: []string{"cancel"}}}}},
 		{name: "turns fail", cc: &ConversationChecks{Pos: at(2), Turns: &TurnsCheck{Pos: at(3), Count: &Number{Min: new(float64(6))},

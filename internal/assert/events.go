@@ -230,7 +230,9 @@ func (c *checker) messaging(exp *Expect, m *reply.Messaging) {
 		return
 	}
 	if ev := exp.Events; ev != nil {
-		c.list(c.at(ev.Pos), ev.Parts, eventsList, m.Types(), ev.Includes, ev.Excludes, ev.Sequence, nil)
+		l := eventsList
+		l.named = m.Named
+		c.list(c.at(ev.Pos), ev.Parts, l, m.Types(), ev.Includes, ev.Excludes, ev.Sequence, nil)
 	}
 	if sm := exp.SystemMessage; sm != nil {
 		c.systemMessage(sm, m.System)

@@ -27,6 +27,16 @@ func handoffTurn() *reply.Messaging {
 	}
 }
 
+// acmeTurn is handoffTurn on a platform whose brand word is Acme.
+func acmeTurn() *reply.Messaging {
+	m := handoffTurn()
+	m.Brand = "ACME"
+	for i, e := range m.Events {
+		m.Events[i].Type = strings.Replace(e.Type, "VENDOR", "ACME", 1)
+	}
+	return m
+}
+
 // failedTurn is a Messaging turn answered with a failed handoff: an error
 // system message, then the session's end.
 func failedTurn() *reply.Messaging {
@@ -64,6 +74,19 @@ func TestCheckMessaging(t *testing.T) {
 	cases := []testCase{
 		{name: "events include passes, with a reference", msg: handoffTurn(),
 			exp: Expect{Events: &Events{Pos: at(1), Includes: []string{"${live}", "EVENT_TYPE_HANDOFF_INITIATED"}}}},
+		// A type written with the reference's VENDOR is the platform's,
+		// its own brand word written out too.
+		{name: "events of another brand pass as the reference writes them", msg: acmeTurn(),
+			exp: Expect{Events: &Events{Pos: at(1), Includes: []string{"EVENT_TYPE_VENDOR_AGENT_MESSAGE", "EVENT_TYPE_ACME_AGENT_TYPING", "${live}"},
+				Sequence: []string{"EVENT_TYPE_VENDOR_AGENT_MESSAGE", "EVENT_TYPE_LIVE_AGENT_JOINED", "EVENT_TYPE_VENDOR_AGENT_TYPING"},
+				Excludes: []string{"EVENT_TYPE_VENDOR_AGENT_JOINED", "EVENT_TYPE_VENDOR_AGENT_MESSAGE_CHUNK"}}}},
+		{name: "events of another brand fail as the platform names them", msg: acmeTurn(),
+			exp: Expect{Events: &Events{Pos: at(1), Excludes: []string{"EVENT_TYPE_VENDOR_AGENT_MESSAGE"}, Includes: []string{"EVENT_TYPE_VENDOR_AGENT_JOINED"}}},
+			want: []Failure{
+				{Pos: at(1), Key: "events.includes", Message: "no EVENT_TYPE_ACME_AGENT_JOINED event in the turn",
+					Expected: "includes EVENT_TYPE_ACME_AGENT_JOINED", Actual: strings.ReplaceAll(handoffTypes, "VENDOR", "ACME")},
+				{Pos: at(1), Key: "events.excludes", Message: "the turn has an excluded EVENT_TYPE_ACME_AGENT_MESSAGE event",
+					Expected: "excludes EVENT_TYPE_ACME_AGENT_MESSAGE", Actual: strings.ReplaceAll(handoffTypes, "VENDOR", "ACME")}}},
 		{name: "events include fails", msg: handoffTurn(),
 			exp: Expect{Events: &Events{Pos: at(1), Includes: []string{"EVENT_TYPE_SESSION_END"}}},
 			want: []Failure{{Pos: at(1), Key: "events.includes", Message: "no EVENT_TYPE_SESSION_END event in the turn",
@@ -228,5 +251,34 @@ func TestExpectChannelKeys(t *testing.T) {
 		if got := tc.e.ExpectsEnd(); got != tc.want {
 			t.Errorf("ExpectsEnd(%+v) = %v", tc.e, got)
 		}
+	}
+}
+
+// The events check reads a type as the platform names it without
+// changing the scenario's own list: the same scenario checked on a
+// platform of the reference's brand after one of another still passes.
+func TestEventsNamedLeaveTheScenario(t *testing.T) {
+	t.Parallel()
+	exp := Expect{Events: &Events{Includes: []string{"EVENT_TYPE_VENDOR_AGENT_MESSAGE"}, Excludes: []string{"EVENT_TYPE_VENDOR_AGENT_JOINED"},
+		Sequence: []string{"EVENT_TYPE_VENDOR_AGENT_TYPING"}}}
+	for _, m := range []*reply.Messaging{acmeTurn(), handoffTurn(), acmeTurn()} {
+		if got := Check(&exp, Observation{Result: &reply.TurnResult{}, Messaging: m}, nil); len(got) > 0 {
+			t.Errorf("brand %q: %+v", m.Brand, got)
+		}
+	}
+	if exp.Events.Includes[0] != "EVENT_TYPE_VENDOR_AGENT_MESSAGE" || exp.Events.Excludes[0] != "EVENT_TYPE_VENDOR_AGENT_JOINED" || exp.Events.Sequence[0] != "EVENT_TYPE_VENDOR_AGENT_TYPING" {
+		t.Errorf("the scenario's lists changed: %+v", exp.Events)
+	}
+}
+
+// A list's named applies to each of its lists, equals too.
+func TestListNamedEachList(t *testing.T) {
+	t.Parallel()
+	l := eventsList
+	l.named = (&reply.Messaging{Brand: "ACME"}).Named
+	c := &checker{}
+	c.list(at(1), Parts{}, l, []string{"EVENT_TYPE_ACME_AGENT_JOINED"}, nil, nil, nil, []string{"EVENT_TYPE_VENDOR_AGENT_JOINED"})
+	if len(c.fails) > 0 {
+		t.Errorf("equals of the reference's name: %+v", c.fails)
 	}
 }

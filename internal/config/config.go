@@ -30,6 +30,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/agenttest/agenttest/internal/brand"
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/reply"
@@ -116,6 +117,10 @@ type TargetDef struct {
 	// MessagingHost is the domain or app namespace the connectors are
 	// registered to, sent as X-Host.
 	MessagingHost Field
+	// Brand is the platform's brand word, for which the reference writes
+	// Vendor (X-Vendor-Auth-Token, X-Vendor-Signature) or VENDOR
+	// (EVENT_TYPE_VENDOR_AGENT_JOINED).
+	Brand Field
 	// ConnectorToken is the Messaging connector of the target's agent in
 	// its env: an ${env:NAME} reference, never a literal.
 	ConnectorToken Field
@@ -186,7 +191,7 @@ type RunDefaults struct {
 
 var (
 	topKeys    = []string{"default_target", "targets", "run"}
-	targetKeys = []string{"build_url", "runtime_url", "messaging_url", "messaging_host", "account_id", "agent_id", "env", "build_key", "runtime_key", "call_token",
+	targetKeys = []string{"build_url", "runtime_url", "messaging_url", "messaging_host", "brand", "account_id", "agent_id", "env", "build_key", "runtime_key", "call_token",
 		"connector_token", "connectors", "webhook_listen", "webhook_url", "allow_live", "probe_numbers", "sms_connector_id", "allow_http", "max_reply_bytes",
 		"rate", "rate_wait"}
 	runKeys = []string{"parallel", "retries", "turn_timeout", "junit", "json", "html", "gate_alerts"}
@@ -293,6 +298,8 @@ func (f *File) loadTargets(path string, n *yaml.Node, diags diag.Diagnostics) di
 				t.MessagingURL = fld
 			case "messaging_host":
 				t.MessagingHost = fld
+			case "brand":
+				t.Brand = fld
 			case "account_id":
 				t.AccountID = fld
 			case "agent_id":
@@ -870,6 +877,8 @@ func validateValue(key, v string) string {
 		if _, err := ParseReplyBytes(v); err != nil {
 			return "max_reply_bytes: " + err.Error()
 		}
+	case "brand":
+		return errText(brand.Validate(v))
 	case "messaging_host":
 		if strings.Contains(v, "://") || strings.ContainsAny(v, "/ \t?#@") {
 			return fmt.Sprintf("messaging_host %q must be a domain or app namespace such as webchat.example.com, not a URL", v)

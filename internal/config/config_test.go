@@ -150,7 +150,7 @@ func TestLoadProblems(t *testing.T) {
 			want: []string{
 				`c.yaml:1:1: unknown top-level key "defualt_target" (did you mean "default_target"?)`,
 				`c.yaml:4:5: unknown target key "build_ulr" (did you mean "build_url"?)`,
-				`c.yaml:5:5: unknown target key "colour" (known keys: build_url, runtime_url, messaging_url, messaging_host, account_id, agent_id, env, build_key, runtime_key, call_token, connector_token, connectors, webhook_listen, webhook_url, allow_live, probe_numbers, sms_connector_id, allow_http, max_reply_bytes, rate, rate_wait)`,
+				`c.yaml:5:5: unknown target key "colour" (known keys: build_url, runtime_url, messaging_url, messaging_host, brand, account_id, agent_id, env, build_key, runtime_key, call_token, connector_token, connectors, webhook_listen, webhook_url, allow_live, probe_numbers, sms_connector_id, allow_http, max_reply_bytes, rate, rate_wait)`,
 			},
 		},
 		{
@@ -195,7 +195,7 @@ func TestLoadProblems(t *testing.T) {
 			src:  "targets:\n  a:\n    env: sandbox\n    env: live\n  b: just-a-string\n  a: {}\nrun: [1]\n",
 			want: []string{
 				`c.yaml:4:5: "env" is given twice (first at line 3)`,
-				`c.yaml:5:6: target "b" must be a mapping with keys build_url, runtime_url, messaging_url, messaging_host, account_id, agent_id, env, build_key, runtime_key, call_token, connector_token, connectors, webhook_listen, webhook_url, allow_live, probe_numbers, sms_connector_id, allow_http, max_reply_bytes, rate, rate_wait`,
+				`c.yaml:5:6: target "b" must be a mapping with keys build_url, runtime_url, messaging_url, messaging_host, brand, account_id, agent_id, env, build_key, runtime_key, call_token, connector_token, connectors, webhook_listen, webhook_url, allow_live, probe_numbers, sms_connector_id, allow_http, max_reply_bytes, rate, rate_wait`,
 				`c.yaml:6:3: target "a" is defined twice`,
 				`c.yaml:7:6: run must be a mapping with keys parallel, retries, turn_timeout, junit, json, html, gate_alerts`,
 			},
@@ -249,7 +249,7 @@ func TestLoadProblems(t *testing.T) {
 		{
 			name: "unknown x- keys are extensions only at the top",
 			src:  "x-anything: {a: 1}\ntargets:\n  a:\n    x-note: hi\n",
-			want: []string{`c.yaml:4:5: unknown target key "x-note" (known keys: build_url, runtime_url, messaging_url, messaging_host, account_id, agent_id, env, build_key, runtime_key, call_token, connector_token, connectors, webhook_listen, webhook_url, allow_live, probe_numbers, sms_connector_id, allow_http, max_reply_bytes, rate, rate_wait)`},
+			want: []string{`c.yaml:4:5: unknown target key "x-note" (known keys: build_url, runtime_url, messaging_url, messaging_host, brand, account_id, agent_id, env, build_key, runtime_key, call_token, connector_token, connectors, webhook_listen, webhook_url, allow_live, probe_numbers, sms_connector_id, allow_http, max_reply_bytes, rate, rate_wait)`},
 		},
 		{
 			name: "a scalar file",
@@ -279,6 +279,11 @@ func TestLoadProblems(t *testing.T) {
 			name: "a negative turn_timeout",
 			src:  "run:\n  turn_timeout: -1s\n",
 			want: []string{`c.yaml:2:17: turn_timeout must be a positive duration such as 30s or 2m, not "-1s"`},
+		},
+		{
+			name: "a brand that cannot be in a header name",
+			src:  "targets:\n  a:\n    brand: Ac-me\n",
+			want: []string{`c.yaml:3:12: brand "Ac-me": use ASCII letters and digits only, it goes into header names`},
 		},
 		{
 			name: "a messaging_host with a path",
@@ -1015,6 +1020,11 @@ target "clean": AGENTTEST_ACCOUNT_ID holds the build_key: a key is sent only in 
 		{"clean", map[string]string{EnvWebhookURL: "https://hooks.example.com/" + bk + "/" + url.PathEscape(rk)}, `target "clean": AGENTTEST_WEBHOOK_URL holds the build_key: a key is sent only in the headers of a call, never in a URL or an id (remove the key from AGENTTEST_WEBHOOK_URL; agenttest sends the build_key with every call itself)`},
 		{"clean", map[string]string{EnvCallToken: "call-PLANTED-token-0123", EnvSMSConnectorID: "call-PLANTED-token-0123", EnvConnectorToken: "conn-PLANTED-token-0123", EnvWebhookListen: "conn-PLANTED-token-0123"}, `target "clean": AGENTTEST_WEBHOOK_LISTEN holds the connector_token: a key is sent only in the headers of a call, never in a URL or an id (remove the key from AGENTTEST_WEBHOOK_LISTEN; agenttest sends the connector_token with every call itself)
 target "clean": AGENTTEST_SMS_CONNECTOR_ID holds the call_token: a key is sent only in the headers of a call, never in a URL or an id (remove the key from AGENTTEST_SMS_CONNECTOR_ID; agenttest sends the call_token with every call itself)`},
+		// A brand is a word of letters and digits: one that holds a key
+		// is said to, and one that cannot be a brand is refused without
+		// its value.
+		{"clean", map[string]string{EnvCallToken: "PLANTEDcalltoken0123", EnvBrand: "PLANTEDcalltoken0123"}, `target "clean": AGENTTEST_BRAND holds the call_token: a key is sent only in the headers of a call, never in a URL or an id (remove the key from AGENTTEST_BRAND; agenttest sends the call_token with every call itself)`},
+		{"clean", map[string]string{EnvBrand: bk}, `AGENTTEST_BRAND: brand "[REDACTED]": use ASCII letters and digits only, it goes into header names`},
 		// Refused for plain http, the URL is not refused again.
 		{"plain", nil, `agenttest.yaml:28:16: target "plain": build_url "http://build.example.com/[REDACTED]" is plain http to a host that is not loopback: the API key would travel in clear text (use https://, or set allow_http: true on the target to accept the risk (a warning is printed on every run))`},
 	} {

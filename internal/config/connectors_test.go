@@ -243,3 +243,35 @@ agenttest.yaml:8:15: connectors.clinic must be an ${env:NAME} reference, not a l
 		t.Errorf("token %q host %q", tok.Reveal(), tg.MessagingHost)
 	}
 }
+
+// brand: names the platform's word for Vendor; AGENTTEST_BRAND wins over
+// it, and a value that cannot go into a header name is refused, the
+// variable's named.
+func TestResolveBrand(t *testing.T) {
+	t.Parallel()
+	src := messagingConfig + "    brand: Acme\n"
+	for _, tc := range []struct {
+		name      string
+		src       string
+		env       map[string]string
+		want, err string
+	}{
+		{"none", messagingConfig, nil, "", ""},
+		{"the file's", src, nil, "Acme", ""},
+		{"the variable's over the file's", src, map[string]string{EnvBrand: "Globex"}, "Globex", ""},
+		{"a variable of a word no header takes", src, map[string]string{EnvBrand: "Glo bex"}, "", `AGENTTEST_BRAND: brand "Glo bex": use ASCII letters and digits only`},
+	} {
+		env := maps.Clone(messagingEnv)
+		maps.Copy(env, tc.env)
+		tg, errs := resolveWith(t, tc.src, env)
+		if tc.err != "" {
+			if !strings.Contains(errs, tc.err) {
+				t.Errorf("%s: errors %q, want %q", tc.name, errs, tc.err)
+			}
+			continue
+		}
+		if errs != "" || tg.Brand != tc.want {
+			t.Errorf("%s: brand %q (%s), want %q", tc.name, tg.Brand, errs, tc.want)
+		}
+	}
+}

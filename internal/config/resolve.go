@@ -76,6 +76,9 @@ type Target struct {
 	// MessagingHost is X-Host of the Messaging API: the domain or app
 	// namespace the connectors are registered to.
 	MessagingHost string
+	// Brand is the platform's word for Vendor in header and Messaging
+	// event names (brand); empty is the reference's own.
+	Brand string
 	// ConnectorToken is the Messaging connector of AgentID in Env;
 	// Connectors those of other agents and environments (agent -> env ->
 	// token; env "" is the target's Env). Connector picks one.
@@ -163,6 +166,9 @@ const (
 	// read, like the keys.
 	EnvWebhookSecret  = "AGENTTEST_WEBHOOK_SECRET"
 	EnvSMSConnectorID = "AGENTTEST_SMS_CONNECTOR_ID"
+	// EnvBrand is the brand word (brand:): the headers of probes and
+	// webhook deliveries and the Messaging event names hold it.
+	EnvBrand = "AGENTTEST_BRAND"
 )
 
 // AllowsNumber says whether a probe may call or text n on this target.
@@ -323,6 +329,7 @@ func Resolve(f *File, sel Selection) (*Target, diag.Diagnostics) {
 	t.WebhookListen = r.field("webhook_listen", def.WebhookListen, EnvWebhookListen)
 	t.WebhookURL = r.field("webhook_url", def.WebhookURL, EnvWebhookURL)
 	t.SMSConnectorID = r.field("sms_connector_id", def.SMSConnectorID, EnvSMSConnectorID)
+	t.Brand = r.field("brand", def.Brand, EnvBrand)
 	if def.AllowLive != nil {
 		t.AllowLive = *def.AllowLive
 	}
@@ -542,6 +549,7 @@ func (r *resolver) keysInSettings(def *TargetDef) {
 	}
 	settings := append(r.urlSettings(def), []setting{
 		{"messaging_host", t.MessagingHost, EnvMessagingHost, def.MessagingHost},
+		{"brand", t.Brand, EnvBrand, def.Brand},
 		{"account_id", t.AccountID, EnvAccountID, def.AccountID},
 		{"agent_id", t.AgentID, EnvAgentID, def.AgentID},
 		{"webhook_listen", t.WebhookListen, EnvWebhookListen, def.WebhookListen},

@@ -592,6 +592,9 @@ func (c *Client) exchange(ctx context.Context, rq *call, target string, limit in
 	if rq.body != nil {
 		body = bytes.NewReader(rq.body)
 	}
+	if rq.ep == epAudio {
+		ctx = context.WithValue(ctx, storageRedirects{}, true)
+	}
 	req, err := http.NewRequestWithContext(ctx, rq.ep.method, target, body)
 	if err != nil {
 		return response{}, fmt.Errorf("%s %s: build request: %w", rq.ep.method, rq.path, err)

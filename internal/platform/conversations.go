@@ -33,9 +33,14 @@ func (p *ConversationPage) More() bool { return p.Cursor != "" || p.NextOffset !
 // otherwise end at its first page. A next_offset that does not move past
 // q's offset, or that follows an empty page, ends the list: a platform
 // that sends one on its last page too would otherwise be read again and
-// again.
+// again. So does a cursor that is the one q sent: a platform whose cursor
+// holds its place at the end of the list, as a stream's position does,
+// rather than turning null, would otherwise be read again until the
+// search's page bound and blamed for a list too long to search.
 func (p *ConversationPage) Next(q ListQuery) (ListQuery, bool) {
 	switch {
+	case p.Cursor != "" && p.Cursor == q.Cursor:
+		return q, false
 	case p.Cursor != "":
 		q.Cursor = p.Cursor
 	case p.NextOffset != nil && *p.NextOffset > q.Offset && len(p.Conversations) > 0:
@@ -68,6 +73,9 @@ type ListQuery struct {
 	Channels []string
 	// ClientEnv is sandbox, pre-release or live (server default live).
 	ClientEnv string
+	// StartTime and EndTime bound the conversations' start. They are
+	// sent in whole seconds (queryTime), StartTime rounded down and
+	// EndTime up, so the range sent holds the one asked for.
 	StartTime time.Time
 	EndTime   time.Time
 	// Limit is 1 to 1000 (v2/v3) or 1 to 5000 (v1); 0 leaves the server
@@ -170,10 +178,14 @@ func (q ListQuery) values() url.Values {
 	}
 	set("client_env", q.ClientEnv)
 	if !q.StartTime.IsZero() {
-		v.Set("start_time", q.StartTime.Format(time.RFC3339Nano))
+		v.Set("start_time", queryTime(q.StartTime))
 	}
 	if !q.EndTime.IsZero() {
-		v.Set("end_time", q.EndTime.Format(time.RFC3339Nano))
+		end := q.EndTime.Truncate(time.Second)
+		if end.Before(q.EndTime) {
+			end = end.Add(time.Second)
+		}
+		v.Set("end_time", queryTime(end))
 	}
 	if q.Limit > 0 {
 		v.Set("limit", strconv.Itoa(q.Limit))
@@ -199,6 +211,18 @@ func (q ListQuery) values() url.Values {
 		}
 	}
 	return v
+}
+
+// queryTime writes a date-time parameter as RFC 3339 in UTC, in whole
+// seconds (the fraction cut off: rounded down). The reference says only "date-time", which RFC 3339 lets carry
+// any number of digits of fraction; the servers of other implementations
+// do not all read them: pydantic (FastAPI) refuses more than 6 (422,
+// "second fraction value is more than 6 digits long"), and a strptime
+// pattern without %f any at all. The wall clock's nanoseconds, sent as
+// the probes' search bound, got such a platform's 422 and errored every
+// probe whose conversation it did not name.
+func queryTime(t time.Time) string {
+	return t.UTC().Format(time.RFC3339)
 }
 
 // ListConversations reads one page of conversations of projectID (v3, or

@@ -73,9 +73,15 @@ func TestListConversationsQuery(t *testing.T) {
 		{name: "v1 with include_turn_metadata", v1: true, q: ListQuery{IncludeTurnMetadata: true}, want: v1Only},
 		{name: "v1 limit past 5000", v1: true, q: ListQuery{Limit: 5001}, want: "limit 5001: must be 1 to 5000"},
 		{name: "semantic search of agent turns", q: ListQuery{QueryType: "semantic", Query: "refund", TurnType: "agent", StartTime: start, EndTime: end},
-			want: "/v3/ws-abcd1234/p/conversations?end_time=2026-03-01T01%3A00%3A00.123Z&query=refund&query_type=semantic&start_time=2026-03-01T00%3A00%3A00.123Z&turn_type=agent"},
+			want: "/v3/ws-abcd1234/p/conversations?end_time=2026-03-01T01%3A00%3A01Z&query=refund&query_type=semantic&start_time=2026-03-01T00%3A00%3A00Z&turn_type=agent"},
 		{name: "random sample", q: ListQuery{Sample: "random", StartTime: start, EndTime: end},
-			want: "/v3/ws-abcd1234/p/conversations?end_time=2026-03-01T01%3A00%3A00.123Z&sample=random&start_time=2026-03-01T00%3A00%3A00.123Z"},
+			want: "/v3/ws-abcd1234/p/conversations?end_time=2026-03-01T01%3A00%3A01Z&sample=random&start_time=2026-03-01T00%3A00%3A00Z"},
+		// Whole seconds in UTC, whatever the zone: the range sent holds
+		// the one asked for, and a time already whole is kept.
+		{name: "times of another zone, whole", q: ListQuery{StartTime: start.Truncate(time.Second).In(time.FixedZone("", 3600)), EndTime: end.Add(-123 * time.Millisecond).In(time.FixedZone("", -7200))},
+			want: "/v3/ws-abcd1234/p/conversations?end_time=2026-03-01T01%3A00%3A00Z&start_time=2026-03-01T00%3A00%3A00Z"},
+		{name: "times a nanosecond past a second", q: ListQuery{StartTime: start.Truncate(time.Second).Add(time.Nanosecond), EndTime: end.Truncate(time.Second).Add(time.Nanosecond)},
+			want: "/v3/ws-abcd1234/p/conversations?end_time=2026-03-01T01%3A00%3A01Z&start_time=2026-03-01T00%3A00%3A00Z"},
 		{name: "sample with a query", q: ListQuery{Sample: "random", Query: "x", StartTime: start, EndTime: end}, want: "sample takes no query"},
 		{name: "search without end_time", q: ListQuery{QueryType: "transcript", Query: "x", StartTime: start}, want: "query_type and sample need start_time and end_time"},
 		{name: "search without start_time", q: ListQuery{QueryType: "transcript", Query: "x", EndTime: end}, want: "query_type and sample need start_time and end_time"},
@@ -121,8 +127,9 @@ func TestConversationAudio(t *testing.T) {
 	}
 }
 
-// The page after a page: its cursor when it has one (the reference uses
-// the cursor when both are sent), else its next_offset when it moves on
+// The page after a page: its cursor when it has one other than the one
+// sent (the reference uses the cursor when both are sent; an empty page
+// may come before more in a filtered scan), else its next_offset when it moves on
 // from a page that held conversations, else none.
 func TestConversationPageNext(t *testing.T) {
 	t.Parallel()
@@ -141,10 +148,19 @@ func TestConversationPageNext(t *testing.T) {
 		{"next_offset where it was", ConversationPage{Conversations: one, NextOffset: &three}, q, false},
 		{"next_offset after an empty page", ConversationPage{NextOffset: &seven}, q, false},
 		{"the last page", ConversationPage{Conversations: one}, q, false},
+		{"the cursor sent", ConversationPage{Cursor: "c0", NextOffset: &seven}, q, false},
+		{"the cursor sent, of a page that held conversations", ConversationPage{Conversations: one, Cursor: "c0"}, q, false},
+		{"a new cursor of an empty page", ConversationPage{Cursor: "c1"}, ListQuery{ClientEnv: "live", Cursor: "c1", Offset: 3}, true},
 	} {
 		got, more := tc.page.Next(q)
 		if more != tc.more || !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: Next = %+v, %v; want %+v, %v", tc.name, got, more, tc.want, tc.more)
 		}
+	}
+	// The first page, asked for without a cursor, pages on by its
+	// next_offset when it has no cursor either.
+	first := ListQuery{ClientEnv: "live"}
+	if got, more := (&ConversationPage{Conversations: one, NextOffset: &seven}).Next(first); !more || got.Offset != 7 {
+		t.Errorf("first page by offset: Next = %+v, %v", got, more)
 	}
 }

@@ -367,6 +367,10 @@ func TestTolerantRecords(t *testing.T) {
 		{name: "data envelope", body: `{"data":[{"id":"a"}]}`, envelope: "alerts", want: 1},
 		{name: "empty object", body: `{}`, envelope: "alerts", want: 0},
 		{name: "null", body: `null`, envelope: "alerts", want: 0},
+		// Go's encoding/json writes an empty (nil) slice as null.
+		{name: "envelope null", body: `{"alerts":null,"meta":{"count":0}}`, envelope: "alerts", want: 0},
+		{name: "data null", body: `{"data":null}`, envelope: "alerts", want: 0},
+		{name: "another name null", body: `{"rules":null,"meta":{}}`, envelope: "alerts", err: `missing required field "alerts"`},
 		{name: "empty body", body: ``, envelope: "alerts", err: "empty body, want a list"},
 		{name: "white space", body: " \r\n", envelope: "alerts", err: "empty body, want a list"},
 		{name: "wrong envelope", body: `{"rules":[]}`, envelope: "alerts", err: `missing required field "alerts"`},

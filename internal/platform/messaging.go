@@ -396,7 +396,7 @@ func (c *Client) OpenMessaging(ctx context.Context, st MessagingStart) (*Messagi
 	if m.sessionID, err = m.createSession(ctx); err != nil {
 		return nil, fmt.Errorf("open messaging: %w", err)
 	}
-	m.opening = &MessagingTurn{Started: c.now()}
+	m.opening = &MessagingTurn{Started: c.now(), brand: c.cfg.Brand}
 	if err := m.connect(ctx, m.opening, nil); err != nil {
 		return m, fmt.Errorf("open messaging session %s: %w", m.sessionID, err)
 	}
@@ -493,7 +493,7 @@ func (m *MessagingSession) Say(ctx context.Context, text string) (*MessagingTurn
 // turn holds what arrived.
 func (m *MessagingSession) Send(ctx context.Context, msg MessagingMessage) (*MessagingTurn, error) {
 	if err := ownCustom("user input metadata key", msg.Custom); err != nil {
-		return &MessagingTurn{Started: m.c.now()}, fmt.Errorf("messaging session %s: %w", m.sessionID, err)
+		return &MessagingTurn{Started: m.c.now(), brand: m.c.cfg.Brand}, fmt.Errorf("messaging session %s: %w", m.sessionID, err)
 	}
 	return m.exchange(ctx, m.events.UserMessage, map[string]any{"text": msg.Text}, msg.Custom, nil)
 }

@@ -529,6 +529,9 @@ type MessagingTurn struct {
 	// replyStale says Reply lags Messages: it is joined once when the
 	// turn is handed out (finishReply), not at each message.
 	replyStale bool
+	// brand is the brand word of the client's event names (Config.Brand),
+	// for the events check of Exchange.
+	brand string
 }
 
 // MessagingReply is one agent or live-agent message.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"github.com/agenttest/agenttest/internal/brand"
 	"github.com/agenttest/agenttest/internal/reply"
 )
 
@@ -28,6 +29,7 @@ func (t *MessagingTurn) Exchange(sessionID, conversationID, userInput string) *E
 		Resent:       t.Resent,
 		Duplicates:   t.Duplicates,
 		Flooded:      t.Flooded,
+		Brand:        brand.EventWord(t.brand),
 	}
 	for i, e := range t.Events {
 		m.Events[i] = reply.Event{ID: e.ID, Type: e.Type, Kind: e.Kind.String(), Timestamp: e.Timestamp, Text: e.Text, Level: e.Level, Delayed: e.Delayed, Replayed: e.Replayed}

@@ -22,7 +22,7 @@ import (
 // new one when nil).
 func (m *MessagingSession) exchange(ctx context.Context, typ string, payload map[string]any, custom map[string]any, turn *MessagingTurn) (*MessagingTurn, error) {
 	if turn == nil {
-		turn = &MessagingTurn{Started: m.c.now()}
+		turn = &MessagingTurn{Started: m.c.now(), brand: m.c.cfg.Brand}
 	}
 	defer turn.finishReply()
 	if m.closed {

@@ -209,7 +209,7 @@ func decodeRecords(body []byte, envelope ...string) ([]record, error) {
 		names := append(append([]string(nil), envelope...), "data", "items")
 		v, name, ok := record(m).raw(names...)
 		if !ok {
-			if len(m) == 0 {
+			if len(m) == 0 || nullList(m, names) {
 				return nil, nil
 			}
 			return nil, missing("", envelope[:1])
@@ -231,6 +231,18 @@ func decodeRecords(body []byte, envelope ...string) ([]record, error) {
 		out = append(out, record(m))
 	}
 	return out, nil
+}
+
+// nullList reports whether m, which sets none of the list's names to
+// anything but null (record.raw), writes one of them null: an empty
+// list, as Go's encoding/json writes a nil slice.
+func nullList(m map[string]any, names []string) bool {
+	for _, n := range names {
+		if _, ok := m[n]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // decodeList reads a list answer with decodeRecords; a 204 No Content is

@@ -15,7 +15,9 @@ import (
 // points, over plain http too. The client therefore follows a redirect only
 // when it stays on the origin (scheme, host and port) the request was sent
 // to, and only when it keeps the method: a 307 or 308 (which re-send the
-// body), or a 301, 302 or 303 of a GET. A 301, 302 or 303 of a POST would
+// body), or a 301, 302 or 303 of a GET. A recording is the exception: it
+// follows a GET's redirect to another origin with no credentials at all
+// (keyless). A 301, 302 or 303 of a POST would
 // silently turn a debug-chat turn into a GET and its answer into a
 // misleading 404. At most maxRedirects are followed. Anything else ends
 // the call with a *RedirectError, before the key is sent anywhere new.
@@ -28,12 +30,37 @@ func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 	switch {
 	case len(via) > maxRedirects:
 		return http.ErrUseLastResponse
-	case !SameOrigin(req.URL, via[0].URL):
-		return http.ErrUseLastResponse
 	case req.Method != prev.Method:
+		return http.ErrUseLastResponse
+	case SameOrigin(req.URL, via[0].URL):
+	case keyless(req, via[0]) && !c.red.Contains(req.URL.String()):
+		// Only what any client sends: net/http copies the first
+		// request's headers onto every hop, the key among them.
+		for k := range req.Header {
+			if k != "Accept" && k != "User-Agent" {
+				delete(req.Header, k)
+			}
+		}
+	default:
 		return http.ErrUseLastResponse
 	}
 	return nil
+}
+
+// storageRedirects marks the context of a call whose redirect to another
+// origin is followed without credentials (keyless).
+type storageRedirects struct{}
+
+// keyless reports whether the redirect req of the call first may be
+// followed to another origin without the call's credentials: a
+// recording's GET (checkRedirect keeps the method) (the audio endpoint, whose content type and source the
+// reference does not show) that the platform keeps in an object store
+// and answers with a redirect to a signed URL there. Over https, or the
+// scheme of the call: never down to plain http. (checkRedirect also
+// refuses a URL that holds a key, which would carry it there.)
+func keyless(req, first *http.Request) bool {
+	return req.Context().Value(storageRedirects{}) != nil &&
+		(strings.EqualFold(req.URL.Scheme, "https") || strings.EqualFold(req.URL.Scheme, first.URL.Scheme))
 }
 
 // isRedirect reports whether status is a redirect http.Client follows.

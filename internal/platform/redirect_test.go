@@ -478,3 +478,90 @@ func TestSameOrigin(t *testing.T) {
 		}
 	}
 }
+
+// A recording kept in an object store: the audio call's redirect to
+// another origin is followed with no credentials (nor the Referer that
+// names the conversation), over https or the call's own scheme; one
+// down to plain http is refused as any other call's.
+func TestRecordingRedirectToStorage(t *testing.T) {
+	t.Parallel()
+	type storage struct {
+		srv *httptest.Server
+		mu  sync.Mutex
+		got []http.Header
+	}
+	start := func(tls bool) *storage {
+		s := &storage{}
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			s.mu.Lock()
+			s.got = append(s.got, r.Header.Clone())
+			s.mu.Unlock()
+			w.Header().Set("Content-Type", "audio/wav")
+			io.WriteString(w, "RIFF$\x00\x00\x00WAVE")
+		})
+		if tls {
+			s.srv = httptest.NewTLSServer(h)
+		} else {
+			s.srv = httptest.NewServer(h)
+		}
+		t.Cleanup(s.srv.Close)
+		return s
+	}
+	for _, tc := range []struct {
+		name                string
+		platTLS, storageTLS bool
+		keyInURL            bool
+		follows             bool
+	}{
+		{"http to http", false, false, false, true},
+		{"https to https", true, true, false, true},
+		{"http to https", false, true, false, true},
+		{"https to http", true, false, false, false},
+		{"a URL that holds the key", false, false, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			st := start(tc.storageTLS)
+			var plat *httptest.Server
+			switch h := http.RedirectHandler(st.srv.URL+"/rec.wav?X-Amz-Signature=0123abcd", http.StatusFound); {
+			case tc.keyInURL:
+				plat = redirecting(t, http.StatusFound, st.srv.URL, tc.platTLS) // ?token=<the key>
+			case tc.platTLS:
+				plat = httptest.NewTLSServer(h)
+			default:
+				plat = httptest.NewServer(h)
+			}
+			t.Cleanup(plat.Close)
+			var hc *http.Client
+			switch {
+			case tc.platTLS:
+				hc = plat.Client() // httptest's one certificate: the store's too
+			case tc.storageTLS:
+				hc = st.srv.Client()
+			}
+			c := redirectClient(t, plat.URL, hc)
+			body, _, err := c.ConversationAudio(context.Background(), "a1", "c1")
+			if !tc.follows {
+				if _, ok := errors.AsType[*RedirectError](err); !ok || len(st.got) != 0 {
+					t.Fatalf("got %v and %d requests at the store, want a RedirectError and none", err, len(st.got))
+				}
+				return
+			}
+			if err != nil || string(body) != "RIFF$\x00\x00\x00WAVE" {
+				t.Fatalf("audio %q, %v", body, err)
+			}
+			if len(st.got) != 1 {
+				t.Fatalf("%d requests at the store", len(st.got))
+			}
+			for k := range st.got[0] {
+				if k != "Accept" && k != "User-Agent" && k != "Accept-Encoding" {
+					t.Errorf("the store got header %s: %q", k, st.got[0].Get(k))
+				}
+			}
+			// Any other call is refused the same redirect.
+			if _, err := c.GetConversation(context.Background(), "a1", "c1"); !errors.As(err, new(*RedirectError)) || len(st.got) != 1 {
+				t.Errorf("a conversation read: %v, %d requests at the store; want a RedirectError and none more", err, len(st.got))
+			}
+		})
+	}
+}

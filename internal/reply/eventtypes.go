@@ -3,6 +3,8 @@ package reply
 import (
 	"slices"
 	"strings"
+
+	"github.com/agenttest/agenttest/internal/brand"
 )
 
 // The Messaging event types agenttest knows, in one list: those the
@@ -37,6 +39,9 @@ const (
 	EventTypeRequestLiveAgent = "EVENT_TYPE_REQUEST_LIVE_AGENT"
 	EventTypeEndSession       = "EVENT_TYPE_END_SESSION"
 )
+
+// referenceWord is the word the reference writes in the brand slot.
+var referenceWord = brand.EventWord(brand.Default)
 
 // The server event types by meaning, with EventBrandSlot where the brand
 // goes; the simulator's choice comes first in each list. Callers must not

@@ -97,3 +97,28 @@ func TestIsBrandWord(t *testing.T) {
 		"": false, "acme": false, "ACME_CORP": false, "@": false, "[": false, "/": false, ":": false,
 	})
 }
+
+// Named fills the brand slot of a type the reference writes with VENDOR
+// with the platform's word, and leaves every other type as written.
+func TestMessagingNamed(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ brand, typ, want string }{
+		{"ACME", "EVENT_TYPE_VENDOR_AGENT_JOINED", "EVENT_TYPE_ACME_AGENT_JOINED"},
+		{"ACME", "EVENT_TYPE_REQUEST_VENDOR_AGENT_JOIN", "EVENT_TYPE_REQUEST_ACME_AGENT_JOIN"},
+		{"ACME", "EVENT_TYPE_VENDOR_AGENT_MESSAGE_CHUNK", "EVENT_TYPE_ACME_AGENT_MESSAGE_CHUNK"},
+		{"ACME", "EVENT_TYPE_VENDOR_AGENT_TYPING_STOP", "EVENT_TYPE_ACME_AGENT_TYPING_STOP"},
+		{"ACME", "EVENT_TYPE_ACME_AGENT_JOINED", "EVENT_TYPE_ACME_AGENT_JOINED"},
+		{"ACME", "EVENT_TYPE_LIVE_AGENT_JOINED", "EVENT_TYPE_LIVE_AGENT_JOINED"},
+		{"ACME", "EVENT_TYPE_AGENT_MESSAGE", "EVENT_TYPE_AGENT_MESSAGE"},
+		{"ACME", "EVENT_TYPE_SESSION_END", "EVENT_TYPE_SESSION_END"},
+		{"ACME", "EVENT_TYPE_VENDOR_SOMETHING", "EVENT_TYPE_VENDOR_SOMETHING"},
+		{"ACME", "XEVENT_TYPE_VENDOR_AGENT_JOINED", "XEVENT_TYPE_VENDOR_AGENT_JOINED"},
+		{"ACME", "EVENT_TYPE_VENDOR_AGENT_JOINEDX", "EVENT_TYPE_VENDOR_AGENT_JOINEDX"},
+		{"VENDOR", "EVENT_TYPE_VENDOR_AGENT_JOINED", "EVENT_TYPE_VENDOR_AGENT_JOINED"},
+		{"", "EVENT_TYPE_VENDOR_AGENT_JOINED", "EVENT_TYPE_VENDOR_AGENT_JOINED"},
+	} {
+		if got := (&Messaging{Brand: tc.brand}).Named(tc.typ); got != tc.want {
+			t.Errorf("brand %q: Named(%s) = %s, want %s", tc.brand, tc.typ, got, tc.want)
+		}
+	}
+}

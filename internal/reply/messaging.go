@@ -71,6 +71,28 @@ type Messaging struct {
 	// the bounds of a turn, an error) that were not kept: Events holds
 	// the first 1000.
 	Flooded int `json:"flooded,omitempty"`
+	// Brand is the platform's brand word in event names, as the client
+	// spells it (brand.EventWord): "VENDOR" unless the target's brand:
+	// says another. The events check reads a type written with the
+	// reference's VENDOR as the platform's (Named).
+	Brand string `json:"-"`
+}
+
+// Named is typ as the platform of this turn names it: a type of
+// KnownEventTypes written with the reference's VENDOR in its brand slot
+// (EVENT_TYPE_VENDOR_AGENT_JOINED) takes the platform's brand word there
+// (EVENT_TYPE_ACME_AGENT_JOINED). A suite is written from the reference,
+// whose VENDOR stands for the brand; any other type is as written.
+func (m *Messaging) Named(typ string) string {
+	if m.Brand == "" {
+		return typ
+	}
+	for _, form := range knownEventTypes {
+		if before, after, branded := strings.Cut(form, EventBrandSlot); branded && typ == before+referenceWord+after {
+			return before + m.Brand + after
+		}
+	}
+	return typ
 }
 
 // Event is one received Messaging event, redacted.

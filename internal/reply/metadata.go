@@ -393,6 +393,32 @@ func (m Metadata) Lookup(path string) (any, bool) {
 	return nil, false
 }
 
+// Reported says whether v, found by Lookup at path, is a member the
+// platform reported: a member of the reference at the top level (any of
+// its spellings) written null or empty ("", [] or {}) was not, as one
+// left out was not. The reference lets a reply leave any member out, and
+// another implementation writes every member in every reply, empty where
+// the turn has none, as a serializer of a typed struct does: a check that
+// a topic was not cited (citedTopic: {present: false}) must hold for both.
+// Below the top level (state.notes) a null or empty value is the agent's
+// data, and reported.
+func Reported(path string, v any) bool {
+	if typedOf(path) == nil {
+		return true
+	}
+	switch x := v.(type) {
+	case nil:
+		return false
+	case string:
+		return x != ""
+	case []any:
+		return len(x) > 0
+	case map[string]any:
+		return len(x) > 0
+	}
+	return true
+}
+
 // LookupPath follows dotted path segments into any decoded JSON value, by
 // the rules of Metadata.Lookup; it serves paths into state and similar
 // members.

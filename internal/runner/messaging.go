@@ -213,12 +213,11 @@ func (e *messagingError) Error() string { return e.msg }
 // permanentSystem are the error system messages of the reference that a
 // fresh session would meet again: agenttest sent something the platform
 // does not accept, or the connector or the handoff is misconfigured.
-var permanentSystem = []string{
-	"Unknown event type or invalid message format",
-	"Event type not allowed",
-	"Error: Connector not found",
-	"Sorry, handoff could not be initiated.",
-}
+var permanentSystem = append(slices.Clip(typeRefused), "Error: Connector not found", "Sorry, handoff could not be initiated.")
+
+// typeRefused are the reference's answers to a client event whose type the
+// platform does not take.
+var typeRefused = []string{"Unknown event type or invalid message format", "Event type not allowed"}
 
 // systemError is the error of a turn whose answer was an error system
 // message that no check of the turn claims (claims), or that the platform
@@ -254,10 +253,27 @@ func systemError(m *reply.Messaging, opening bool, claims func(reply.SystemMessa
 		}
 	}
 	msg := "the platform answered with an error system message: " + strings.Join(texts, ", ")
+	if opening && !m.Joined && m.Brand != "" && refusedType(errs) {
+		msg += fmt.Sprintf(" (the join request went as %s: a platform whose brand word is not %s refuses it; set the target's brand:)",
+			reply.BrandEventType(reply.EventTypeJoinRequest, m.Brand), m.Brand)
+	}
 	if m.SessionEnded {
 		msg += ", and ended the session" + because(m.EndReason)
 	}
 	return &messagingError{msg: msg, retry: retry}
+}
+
+// refusedType says whether one of errs is the reference's refusal of a
+// client event's type (typeRefused).
+func refusedType(errs []reply.SystemMessage) bool {
+	for _, s := range errs {
+		for _, p := range typeRefused {
+			if strings.HasPrefix(s.Text, p) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // platformEnd says whether a session end reason is the platform's doing
