@@ -272,6 +272,11 @@ type listSubject struct {
 	// named, when set, is the item as the actual list spells it (an
 	// event type written with the reference's brand word).
 	named func(item string) string
+	// near names, beside a missing item, the item of the list spelt
+	// nearly the same: a node name is the suite's own text, where a typo
+	// is likely. An event type is one of a vocabulary checked on load, so
+	// a near one is another event, not the one meant.
+	near bool
 }
 
 var traceList = listSubject{
@@ -281,6 +286,7 @@ var traceList = listSubject{
 	excluded: func(n string) string { return "node trace contains excluded node " + n },
 	notAfter: func(n, prev string) string { return "node trace has no " + n + " after " + prev },
 	join:     joinTrace,
+	near:     true,
 }
 
 // list checks an ordered list: every item of includes appears, none of
@@ -300,7 +306,7 @@ func (c *checker) list(pos diag.Pos, parts Parts, l listSubject, actual, include
 	}
 	for _, n := range includes {
 		if indexOf(actual, n, 0) < 0 {
-			c.fail(Failure{Pos: inclPos, Key: l.key + ".includes", Message: l.missing(n) + nearItem(n, actual), Expected: "includes " + n, Actual: l.join(actual)})
+			c.fail(Failure{Pos: inclPos, Key: l.key + ".includes", Message: l.missing(n) + l.nearItem(n, actual), Expected: "includes " + n, Actual: l.join(actual)})
 		}
 	}
 	for _, n := range excludes {
@@ -318,7 +324,7 @@ func (c *checker) list(pos diag.Pos, parts Parts, l listSubject, actual, include
 			}
 			// "no X after Y" when X is there, before Y; when X is not
 			// there at all, that is what is wrong.
-			msg := l.missing(n) + nearItem(n, actual)
+			msg := l.missing(n) + l.nearItem(n, actual)
 			if i > 0 && indexOf(actual, n, 0) >= 0 {
 				msg = l.notAfter(n, sequence[i-1])
 			}
@@ -438,8 +444,17 @@ func nearKey[V any](key string, m map[string]V) string {
 	return nearItem(key, slices.Collect(maps.Keys(m)))
 }
 
-// nearItem is the hint of an item a reply's list (the node trace, the
-// event types of a turn) or keys lack: the one it has that the suite
+// nearItem is the hint of an item missing from the list actual: the item
+// it has that the suite likely meant, or "" (listSubject.near).
+func (l listSubject) nearItem(item string, actual []string) string {
+	if !l.near {
+		return ""
+	}
+	return nearItem(item, actual)
+}
+
+// nearItem is the hint of an item a reply's list (the node trace) or
+// keys lack: the one it has that the suite
 // likely meant (a node written `ConfirmBookng`, `confirm_booking` for
 // `ConfirmBooking`), or "".
 func nearItem(item string, have []string) string {

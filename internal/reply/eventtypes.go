@@ -3,8 +3,6 @@ package reply
 import (
 	"slices"
 	"strings"
-
-	"github.com/agenttest/agenttest/internal/brand"
 )
 
 // The Messaging event types agenttest knows, in one list: those the
@@ -40,8 +38,10 @@ const (
 	EventTypeEndSession       = "EVENT_TYPE_END_SESSION"
 )
 
-// referenceWord is the word the reference writes in the brand slot.
-var referenceWord = brand.EventWord(brand.Default)
+// ReferenceBrandWord is the word the reference writes in the brand slot
+// (brand.EventWord of brand.Default, which a test holds it to: the reply
+// model is a leaf of the standard library alone).
+const ReferenceBrandWord = "VENDOR"
 
 // The server event types by meaning, with EventBrandSlot where the brand
 // goes; the simulator's choice comes first in each list. Callers must not

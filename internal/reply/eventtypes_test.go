@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agenttest/agenttest/internal/brand"
 )
 
 func TestKnownEventType(t *testing.T) {
@@ -120,5 +122,14 @@ func TestMessagingNamed(t *testing.T) {
 		if got := (&Messaging{Brand: tc.brand}).Named(tc.typ); got != tc.want {
 			t.Errorf("brand %q: Named(%s) = %s, want %s", tc.brand, tc.typ, got, tc.want)
 		}
+	}
+}
+
+// TestReferenceBrandWord holds the reply model's copy of the reference's
+// brand word to the one the client and the simulator spell.
+func TestReferenceBrandWord(t *testing.T) {
+	t.Parallel()
+	if want := brand.EventWord(brand.Default); ReferenceBrandWord != want {
+		t.Errorf("ReferenceBrandWord = %q, want %q", ReferenceBrandWord, want)
 	}
 }

@@ -88,7 +88,7 @@ func (m *Messaging) Named(typ string) string {
 		return typ
 	}
 	for _, form := range knownEventTypes {
-		if before, after, branded := strings.Cut(form, EventBrandSlot); branded && typ == before+referenceWord+after {
+		if before, after, branded := strings.Cut(form, EventBrandSlot); branded && typ == before+ReferenceBrandWord+after {
 			return before + m.Brand + after
 		}
 	}
