@@ -542,15 +542,15 @@ func TestResolve(t *testing.T) {
 		},
 		{
 			name:    "target of a file without targets",
-			file:    &File{},
+			file:    &File{Path: "ci.yaml"},
 			sel:     Selection{Target: "sandbox"},
-			want:    `unknown target "sandbox" (targets are defined in agenttest.yaml (see --config))`,
+			want:    `unknown target "sandbox" (ci.yaml defines no targets: add it under targets:)`,
 			wantErr: true,
 		},
 		{
 			name:    "target without config file",
 			sel:     Selection{Target: "sandbox"},
-			want:    `unknown target "sandbox" (targets are defined in agenttest.yaml (see --config))`,
+			want:    `unknown target "sandbox" (no config file was read: ./agenttest.yaml is not in the working directory; targets are defined there, or in the file --config FILE names)`,
 			wantErr: true,
 		},
 		{
