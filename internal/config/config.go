@@ -196,8 +196,11 @@ var (
 		"rate", "rate_wait"}
 	runKeys = []string{"parallel", "retries", "turn_timeout", "junit", "json", "html", "gate_alerts"}
 
-	envRefRe   = regexp.MustCompile(`\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}`)
-	keyRefRe   = regexp.MustCompile(`^\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}$`)
+	envRefRe = regexp.MustCompile(`\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}`)
+	keyRefRe = regexp.MustCompile(`^\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}$`)
+	// shellRefRe is a variable written as a shell writes it, $NAME or
+	// ${NAME}, which the file does not expand.
+	shellRefRe = regexp.MustCompile(`^\$(?:[A-Za-z_][A-Za-z0-9_]*|\{[A-Za-z_][A-Za-z0-9_]*\})$`)
 	targetName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 )
 
@@ -369,6 +372,12 @@ func isKeySetting(k string) bool { return slices.Contains(keySettings, k) }
 func checkKeyRef(key, envName string, fld Field, diags diag.Diagnostics) diag.Diagnostics {
 	if keyRefRe.MatchString(fld.Value) {
 		return diags
+	}
+	if shellRefRe.MatchString(fld.Value) {
+		// Still not echoed: the name is the user's to read in the file.
+		return diags.Append(diag.Diagnostic{Pos: fld.Pos,
+			Message: fmt.Sprintf("%s is written as a shell variable ($NAME or ${NAME}), which agenttest does not expand: a key is an ${env:NAME} reference", key),
+			Hint:    fmt.Sprintf("write %s: ${env:NAME}, NAME the variable you wrote", key)})
 	}
 	return diags.Append(diag.Diagnostic{Pos: fld.Pos,
 		Message: fmt.Sprintf("%s must be an ${env:NAME} reference, not a literal key: keys are secrets and never belong in the file", key),
