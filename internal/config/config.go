@@ -373,15 +373,24 @@ func checkKeyRef(key, envName string, fld Field, diags diag.Diagnostics) diag.Di
 	if keyRefRe.MatchString(fld.Value) {
 		return diags
 	}
-	if shellRefRe.MatchString(fld.Value) {
-		// Still not echoed: the name is the user's to read in the file.
-		return diags.Append(diag.Diagnostic{Pos: fld.Pos,
-			Message: fmt.Sprintf("%s is written as a shell variable ($NAME or ${NAME}), which agenttest does not expand: a key is an ${env:NAME} reference", key),
-			Hint:    fmt.Sprintf("write %s: ${env:NAME}, NAME the variable you wrote", key)})
+	if d, ok := shellRef(key, fld); ok {
+		return diags.Append(d)
 	}
 	return diags.Append(diag.Diagnostic{Pos: fld.Pos,
 		Message: fmt.Sprintf("%s must be an ${env:NAME} reference, not a literal key: keys are secrets and never belong in the file", key),
 		Hint:    fmt.Sprintf("write %s: ${env:%s} and set that variable", key, envName)})
+}
+
+// shellRef is the problem of a value written as a shell variable, which
+// the file does not expand, in any setting. The value is not echoed: a
+// key setting's never is, and the name is the user's to read in the file.
+func shellRef(key string, fld Field) (diag.Diagnostic, bool) {
+	if !shellRefRe.MatchString(fld.Value) {
+		return diag.Diagnostic{}, false
+	}
+	return diag.Diagnostic{Pos: fld.Pos,
+		Message: fmt.Sprintf("%s is written as a shell variable ($NAME or ${NAME}), which agenttest does not expand: a variable is an ${env:NAME} reference", key),
+		Hint:    fmt.Sprintf("write %s: ${env:NAME}, NAME the variable you wrote", key)}, true
 }
 
 // checkFieldSyntax validates a literal field value at load time; values
@@ -389,6 +398,9 @@ func checkKeyRef(key, envName string, fld Field, diags diag.Diagnostics) diag.Di
 func checkFieldSyntax(key string, fld Field, diags diag.Diagnostics) diag.Diagnostics {
 	if fld.Value == "" || envRefRe.MatchString(fld.Value) {
 		return diags
+	}
+	if d, ok := shellRef(key, fld); ok {
+		return diags.Append(d)
 	}
 	msg := validateValue(key, fld.Value)
 	if msg == "" {
