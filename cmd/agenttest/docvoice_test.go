@@ -23,7 +23,7 @@ func TestDocVoiceSuiteRuns(t *testing.T) {
 }
 
 // TestDocSuitesRun: every whole suite a guide or the README shows (a yaml
-// block with a top-level scenarios:) runs as it is against the embedded
+// block with a top-level scenarios:, a gherkin block with its Feature:) runs as it is against the embedded
 // simulator and passes, with no warning: a designer copies them first.
 // The one the guide runs against a simulator started with
 // --no-live-agent fails on the embedded one, which always finds a live
@@ -44,22 +44,29 @@ func TestDocSuitesRun(t *testing.T) {
 		rel, _ := filepath.Rel(repoRoot, path)
 		lines := strings.Split(string(b), "\n")
 		for i := 0; i < len(lines); i++ {
-			if lines[i] != "```yaml" {
+			var file string
+			switch lines[i] {
+			case "```yaml":
+				file = "guide.yaml"
+			case "```gherkin":
+				file = "guide.feature"
+			default:
 				continue
 			}
 			start := i + 1
 			for i++; i < len(lines) && !strings.HasPrefix(lines[i], "```"); i++ {
 			}
 			block := strings.Join(lines[start:i], "\n") + "\n"
-			if !strings.Contains("\n"+block, "\nscenarios:") {
+			// A whole suite, not a fragment of one.
+			if !strings.Contains("\n"+block, "\nscenarios:") && !strings.Contains("\n"+block, "\nFeature:") {
 				continue
 			}
 			n++
 			first := lines[start]
 			t.Run(fmt.Sprintf("%s:%d", rel, start+1), func(t *testing.T) {
 				t.Parallel()
-				dir := writeTree(t, map[string]string{"guide.yaml": block})
-				c := newCLI(t, dir, examplesEnv(), "run", "guide.yaml")
+				dir := writeTree(t, map[string]string{file: block})
+				c := newCLI(t, dir, examplesEnv(), "run", file)
 				code := c.run(t)
 				out := c.stdout.String() + c.stderr.String()
 				if onlyElsewhere[first] {
@@ -74,7 +81,7 @@ func TestDocSuitesRun(t *testing.T) {
 			})
 		}
 	}
-	if n < 6 {
-		t.Errorf("found %d suites in the guides, want at least 6", n)
+	if n < 10 {
+		t.Errorf("found %d suites in the guides, want at least 10", n)
 	}
 }
