@@ -8,6 +8,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -98,4 +99,60 @@ func TestDocCompareSample(t *testing.T) {
 	checkDocBlock(t, guide, lines, at, out, func(line string) bool {
 		return strings.HasPrefix(line, "latency")
 	})
+}
+
+// docShellCommand reads the commands of a guide's shell block as a shell
+// would: continued lines joined, each of "; " and "&&" a separator, and
+// the forms the guides run agenttest by (go run ./cmd/agenttest, go tool
+// agenttest) written as the installed command. Comments go first: their
+// words are no command.
+var docShellComment = regexp.MustCompile(`(?m)(?:^|\s)#.*$`)
+
+var docShellCommand = strings.NewReplacer("\\\n", " ", "; ", "\n", "go run ./cmd/agenttest ", "agenttest ", "go tool agenttest ", "agenttest ")
+
+// TestDocCommandsUseRealFlags: every agenttest command of a shell block of
+// README.md and docs/ names a command and flags that exist, as the CI
+// examples must (TestCIExamplesUseRealFlags): a newcomer copies these
+// first, and a renamed or removed flag cannot leave a guide giving a
+// command that is refused. The commands are parsed, not run (--help ends
+// each after its flags were read).
+func TestDocCommandsUseRealFlags(t *testing.T) {
+	t.Parallel()
+	guides, err := filepath.Glob(filepath.Join(repoRoot, "docs", "*.md"))
+	if err != nil || len(guides) < 8 {
+		t.Fatalf("guides %v: %v", guides, err)
+	}
+	seen := map[string]bool{}
+	for _, path := range append(guides, filepath.Join(repoRoot, "README.md")) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(repoRoot, path)
+		var block strings.Builder
+		in, start := false, 0
+		for i, line := range strings.Split(string(b), "\n") {
+			switch {
+			case !in && strings.HasPrefix(line, "```sh"):
+				in, start = true, i+2
+				block.Reset()
+			case in && strings.HasPrefix(line, "```"):
+				in = false
+				for _, args := range ciCommands(docShellCommand.Replace(docShellComment.ReplaceAllString(block.String(), ""))) {
+					seen[args[0]] = true
+					c := newCLI(t, repoRoot, nil, append(args, "--help")...)
+					if code := c.run(t); code != exitOK {
+						t.Errorf("%s: the block at line %d runs agenttest %s: exit %d\n%s", rel, start, strings.Join(args, " "), code, c.stderr)
+					}
+				}
+			case in:
+				block.WriteString(line + "\n")
+			}
+		}
+	}
+	for _, cmd := range []string{"run", "sim", "lint", "list", "steps", "gate", "compare", "merge", "help"} {
+		if !seen[cmd] {
+			t.Errorf("no shell block of the guides runs agenttest %s", cmd)
+		}
+	}
 }

@@ -150,10 +150,12 @@ func unservedAgent(agent string, agents []string, from string) string {
 		// agent by another id than its definition's.
 		serves += ", the agents of " + from + ": check the id: of the definition meant"
 	default:
-		// Not a typo: most likely the designer's own agent, which run
-		// serves once given its definition. Named with its command: the
-		// same refusal meets a side of compare, which has no such flag.
-		serves += "; for an agent definition of your own, serve it with --sim-agents DIR (run, compare): docs/agent-definition.md"
+		// Not a typo: most likely the designer's own agent, on their
+		// platform, which a target reaches, or which run serves once
+		// given its definition. Named with its command: the same refusal
+		// meets a side of compare, which has no such flag.
+		serves += "; for your agent on the platform, configure a target (agenttest.yaml, or AGENTTEST_* variables): docs/configuration.md;" +
+			" for an agent definition of your own, serve it with --sim-agents DIR (run, compare): docs/agent-definition.md"
 	}
 	return fmt.Sprintf("the embedded simulator does not serve agent %q (%s)", agent, serves)
 }

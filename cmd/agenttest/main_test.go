@@ -625,11 +625,21 @@ func TestExitCodes(t *testing.T) {
 			stderr: []string{"config file nope.yaml does not exist"},
 		},
 		{
+			// A newcomer runs from another directory than the config
+			// file's, or a CI job lacks the file: the message says no
+			// file was read and where one is looked for.
 			name:   "unknown target",
 			dir:    "testdata/pass",
 			args:   []string{"run", "--target", "staging"},
 			code:   exitUsage,
-			stderr: []string{`unknown target "staging"`},
+			stderr: []string{`unknown target "staging" (no config file was read: ./agenttest.yaml is not in the working directory; targets are defined there, or in the file --config FILE names)`},
+		},
+		{
+			name:   "a target of a config file without targets",
+			args:   []string{"run", "--target", "staging"},
+			files:  map[string]string{"agenttest.yaml": "run:\n  parallel: 2\n", "s.yaml": "suite: s\nagent: clinic\nscenarios:\n  - name: greets\n    greeting: {response: {contains: a}}\n"},
+			code:   exitUsage,
+			stderr: []string{`unknown target "staging" (agenttest.yaml defines no targets: add it under targets:)`},
 		},
 		{
 			// A job's command line has no --target or --config to fix.

@@ -228,7 +228,7 @@ func parseRunOptions(st *State, args []string) (*runOptions, *flags, error) {
 	f := newFlags(st, "run", runUsage)
 	f.stringVar(&o.target, "target", "AGENTTEST_TARGET", "", "target `NAME` from the config file (default: its default_target)")
 	f.stringVar(&o.config, "config", "AGENTTEST_CONFIG", "", "config `FILE` (default: ./agenttest.yaml when present)")
-	f.enumVar(&o.env, "env", reply.Envs, "clientEnv `ENV` for suites that set none (default: AGENTTEST_ENV, else the target's env, else sandbox)")
+	f.enumVar(&o.env, "env", reply.Envs, "run in the environment `ENV` (the platform's clientEnv) the suites that set no env: (default: AGENTTEST_ENV, else the target's env, else sandbox)")
 	o.scheduling.register(f, "run at most `N` scenarios at once")
 	f.int64Var(&o.maxReplyBytes, "max-reply-bytes", envMaxReplyBytes, platform.DefaultMaxReplyBytes, "refuse a debug-chat reply over `BYTES`, counted after decompression (the target's max_reply_bytes, if set, comes before the default)")
 	o.selection.register(f, "run")

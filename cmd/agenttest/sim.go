@@ -83,8 +83,15 @@ Serves the platform simulator until interrupted: the build, runtime and
 messaging hosts on loopback (or where --listen says), with the example
 agents built into the binary (or those of --agents). Once it listens it
 prints one JSON line with its URLs, ids and keys (or, with --print-env,
-AGENTTEST_* lines for eval or an env file). A port already in use is a
-usage error (exit 2). See docs/simulator.md.
+AGENTTEST_* lines for an env file). It keeps serving after that line, so
+start it in the background and read the file once it is written, not
+with eval "$(...)", which would wait for it to stop:
+
+  agenttest sim --print-env > sim.env &
+  until [ -s sim.env ]; do sleep 0.1; done
+  set -a; . ./sim.env; set +a
+
+A port already in use is a usage error (exit 2). See docs/simulator.md.
 `
 
 func parseSimFlags(st *State, args []string) (*simOptions, error) {

@@ -27,7 +27,7 @@ func TestUnknownAgentOfTheEmbeddedSimulator(t *testing.T) {
 		{"feature, a setup step", "f.feature", "@agent:clinic\nFeature: f\n  Scenario: a\n    Given the agent \"clnic\"\n    When the user says \"hi\"\n",
 			[]string{`f.feature:4:21: the embedded simulator does not serve agent "clnic"`}},
 		{"nothing close", "s.yaml", "agent: bakery\nscenarios:\n  - name: a\n    turns: [{say: hi}]\n",
-			[]string{`s.yaml:1:8: the embedded simulator does not serve agent "bakery" (it serves clinic, restaurant, utility-billing; for an agent definition of your own, serve it with --sim-agents DIR (run, compare): docs/agent-definition.md)`}},
+			[]string{`s.yaml:1:8: the embedded simulator does not serve agent "bakery" (it serves clinic, restaurant, utility-billing; for your agent on the platform, configure a target (agenttest.yaml, or AGENTTEST_* variables): docs/configuration.md; for an agent definition of your own, serve it with --sim-agents DIR (run, compare): docs/agent-definition.md)`}},
 		{"sms probe", "s.yaml", "agent: clnic\nscenarios:\n  - name: texts\n    probe: {sms: {to: \"+447700900002\", message: hi}}\n",
 			[]string{`s.yaml:1:8: the embedded simulator does not serve agent "clnic" (did you mean "clinic"?`}},
 		{"call probe", "s.yaml", "scenarios:\n  - name: calls\n    agent: clnic\n    probe: {outbound_call: {to: \"+447700900001\"}}\n",

@@ -196,8 +196,11 @@ var (
 		"rate", "rate_wait"}
 	runKeys = []string{"parallel", "retries", "turn_timeout", "junit", "json", "html", "gate_alerts"}
 
-	envRefRe   = regexp.MustCompile(`\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}`)
-	keyRefRe   = regexp.MustCompile(`^\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}$`)
+	envRefRe = regexp.MustCompile(`\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}`)
+	keyRefRe = regexp.MustCompile(`^\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}$`)
+	// shellRefRe is a variable written as a shell writes it, $NAME or
+	// ${NAME}, which the file does not expand.
+	shellRefRe = regexp.MustCompile(`^\$(?:[A-Za-z_][A-Za-z0-9_]*|\{[A-Za-z_][A-Za-z0-9_]*\})$`)
 	targetName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 )
 
@@ -370,9 +373,24 @@ func checkKeyRef(key, envName string, fld Field, diags diag.Diagnostics) diag.Di
 	if keyRefRe.MatchString(fld.Value) {
 		return diags
 	}
+	if d, ok := shellRef(key, fld); ok {
+		return diags.Append(d)
+	}
 	return diags.Append(diag.Diagnostic{Pos: fld.Pos,
 		Message: fmt.Sprintf("%s must be an ${env:NAME} reference, not a literal key: keys are secrets and never belong in the file", key),
 		Hint:    fmt.Sprintf("write %s: ${env:%s} and set that variable", key, envName)})
+}
+
+// shellRef is the problem of a value written as a shell variable, which
+// the file does not expand, in any setting. The value is not echoed: a
+// key setting's never is, and the name is the user's to read in the file.
+func shellRef(key string, fld Field) (diag.Diagnostic, bool) {
+	if !shellRefRe.MatchString(fld.Value) {
+		return diag.Diagnostic{}, false
+	}
+	return diag.Diagnostic{Pos: fld.Pos,
+		Message: fmt.Sprintf("%s is written as a shell variable ($NAME or ${NAME}), which agenttest does not expand: a variable is an ${env:NAME} reference", key),
+		Hint:    fmt.Sprintf("write %s: ${env:NAME}, NAME the variable you wrote", key)}, true
 }
 
 // checkFieldSyntax validates a literal field value at load time; values
@@ -380,6 +398,9 @@ func checkKeyRef(key, envName string, fld Field, diags diag.Diagnostics) diag.Di
 func checkFieldSyntax(key string, fld Field, diags diag.Diagnostics) diag.Diagnostics {
 	if fld.Value == "" || envRefRe.MatchString(fld.Value) {
 		return diags
+	}
+	if d, ok := shellRef(key, fld); ok {
+		return diags.Append(d)
 	}
 	msg := validateValue(key, fld.Value)
 	if msg == "" {

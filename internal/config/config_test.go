@@ -176,6 +176,19 @@ func TestLoadProblems(t *testing.T) {
 			},
 		},
 		{
+			// A shell's form of a variable is what a newcomer writes first;
+			// a value with one inside is still a literal.
+			name: "keys written as shell variables say how to write them",
+			src:  "targets:\n  a:\n    build_key: ${SIM_BUILD_KEY}\n    runtime_key: $SIM_RUNTIME_KEY\n    call_token: $TOKEN-x\n    build_url: ${SIM_BUILD_URL}\n    connector_token: tok-$SUFFIX\n",
+			want: []string{
+				`c.yaml:3:16: build_key is written as a shell variable ($NAME or ${NAME}), which agenttest does not expand: a variable is an ${env:NAME} reference (write build_key: ${env:NAME}, NAME the variable you wrote)`,
+				`c.yaml:4:18: runtime_key is written as a shell variable ($NAME or ${NAME}), which agenttest does not expand: a variable is an ${env:NAME} reference (write runtime_key: ${env:NAME}, NAME the variable you wrote)`,
+				`c.yaml:5:17: call_token must be an ${env:NAME} reference, not a literal key: keys are secrets and never belong in the file (write call_token: ${env:AGENTTEST_CALL_TOKEN} and set that variable)`,
+				`c.yaml:6:16: build_url is written as a shell variable ($NAME or ${NAME}), which agenttest does not expand: a variable is an ${env:NAME} reference (write build_url: ${env:NAME}, NAME the variable you wrote)`,
+				`c.yaml:7:22: connector_token must be an ${env:NAME} reference, not a literal key: keys are secrets and never belong in the file (write connector_token: ${env:AGENTTEST_CONNECTOR_TOKEN} and set that variable)`,
+			},
+		},
+		{
 			name: "bad values",
 			src: "default_target: sandbx\ntargets:\n  sandbox:\n    env: staging\n    build_url: build.example.com\n    account_id: ACCOUNT-12345678\n    agent_id: My Agent\n" +
 				"run:\n  parallel: 0\n  retries: many\n  turn_timeout: soon\n",
@@ -542,15 +555,15 @@ func TestResolve(t *testing.T) {
 		},
 		{
 			name:    "target of a file without targets",
-			file:    &File{},
+			file:    &File{Path: "ci.yaml"},
 			sel:     Selection{Target: "sandbox"},
-			want:    `unknown target "sandbox" (targets are defined in agenttest.yaml (see --config))`,
+			want:    `unknown target "sandbox" (ci.yaml defines no targets: add it under targets:)`,
 			wantErr: true,
 		},
 		{
 			name:    "target without config file",
 			sel:     Selection{Target: "sandbox"},
-			want:    `unknown target "sandbox" (targets are defined in agenttest.yaml (see --config))`,
+			want:    `unknown target "sandbox" (no config file was read: ./agenttest.yaml is not in the working directory; targets are defined there, or in the file --config FILE names)`,
 			wantErr: true,
 		},
 		{

@@ -286,8 +286,12 @@ func Resolve(f *File, sel Selection) (*Target, diag.Diagnostics) {
 				d.Message += " (set by " + sel.TargetFrom + ")"
 			}
 			switch {
-			case f == nil || len(f.Targets) == 0:
-				d.Hint = "targets are defined in agenttest.yaml (see --config)"
+			case f == nil:
+				// The usual cause: a run from another directory than the
+				// config file's, or a CI job the file was not copied to.
+				d.Hint = "no config file was read: ./agenttest.yaml is not in the working directory; targets are defined there, or in the file --config FILE names"
+			case len(f.Targets) == 0:
+				d.Hint = f.Path + " defines no targets: add it under targets:"
 			case diag.Suggest(name, f.TargetNames()) != "":
 				d.Hint = diag.DidYouMean(name, f.TargetNames())
 			default:

@@ -173,7 +173,9 @@ func (d *decoder) suite(root *yaml.Node, file string) *Suite {
 		return s
 	}
 	if list.Kind != yaml.SequenceNode {
-		d.errorf(list, "scenarios must be a list, not %s", kindName(list))
+		// The usual slip: the scenario's keys written under scenarios:
+		// without the dash that makes it an item.
+		d.errorHint(list, "each scenario is an item of the list: start it with a dash, as in scenarios: then - name: ...", "scenarios must be a list, not %s", kindName(list))
 		return s
 	}
 	if len(list.Content) == 0 {

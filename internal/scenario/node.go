@@ -732,6 +732,10 @@ func (d *decoder) checkRefs(n *yaml.Node, s string) {
 		if s := diag.Suggest(r.Name, names); hint == "" && s != "" {
 			hint = fmt.Sprintf("did you mean ${%s}?", s)
 		}
+		if hint == "" {
+			// Nothing near: say how a variable comes to be.
+			hint = fmt.Sprintf("define it under vars: of the suite or the scenario: vars: {%s: ...}", r.Name)
+		}
 		d.diags = d.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: at(r.Off), Hint: hint,
 			Message: fmt.Sprintf("unknown variable ${%s}: not a var, an example column or a capture of an earlier turn", r.Name)})
 	}

@@ -793,7 +793,7 @@ func (l *loader) cond(v *yaml.Node, c *cond) {
 		})
 		return out
 	}
-	l.mapping(v, "condition", []field{
+	fields := []field{
 		{"intent", func(k, v *yaml.Node) { c.intents = append(c.intents, l.intentRef(v)...) }},
 		{"entities", func(k, v *yaml.Node) {
 			items := l.strItems(v, "entities")
@@ -813,7 +813,20 @@ func (l *loader) cond(v *yaml.Node, c *cond) {
 		{"below", func(k, v *yaml.Node) { c.below = numbers(v, "below value") }},
 		{"match", func(k, v *yaml.Node) { c.match = l.regex(v, "match") }},
 		{"knowledge", func(k, v *yaml.Node) { b := l.boolean(v, "knowledge"); c.knowledge = &b }},
-	})
+	}
+	if v.Kind == yaml.ScalarNode || v.Kind == yaml.SequenceNode {
+		// An expression ("intent == order") is what a newcomer writes
+		// first, or a list of conditions: say which keys a condition is
+		// made of. An alias keeps the hint that it is not expanded.
+		keys := make([]string, len(fields))
+		for i, f := range fields {
+			keys[i] = f.key
+		}
+		l.hintf(v, "a condition is a mapping of "+strings.Join(keys, ", ")+`, for example {intent: book_table} or {equals: {party_size: "4"}}`,
+			"condition must be a mapping, got %s", kindName(v))
+		return
+	}
+	l.mapping(v, "condition", fields)
 }
 
 // resolve checks every by-name reference now that the whole file is read.

@@ -84,6 +84,19 @@ func TestLoadErrors(t *testing.T) {
 			hint: `did you mean "say"?`,
 		},
 		{
+			// An expression is what a newcomer writes first.
+			name: "a condition written as an expression",
+			src:  minimal + "    next:\n      - {if: \"intent == order\", goto: Hello}\n",
+			want: []string{`7:14: condition must be a mapping, got a scalar`},
+			hint: `a condition is a mapping of intent, entities, set, unset, equals, atLeast, below, match, knowledge, for example {intent: book_table} or {equals: {party_size: "4"}}`,
+		},
+		{
+			name: "a condition written as a list",
+			src:  minimal + "    next:\n      - if: [{intent: greet}]\n        goto: Hello\n",
+			want: []string{`7:13: condition must be a mapping, got a list`},
+			hint: `a condition is a mapping of intent, entities`,
+		},
+		{
 			name: "missing required keys",
 			src:  "name: x\n",
 			want: []string{`1:1: missing required key "id"`, `1:1: missing required key "start"`, `1:1: missing required key "nodes"`},
