@@ -318,11 +318,11 @@ func (d detail) writeValues(f assert.Failure, in string) {
 	st := d.st.compared()
 	if f.Expected != "" || f.Actual != "" {
 		j := joinersDiffer(f)
-		d.line(in, "expected: "+st.showValue(f.Expected, in+"  ", j))
+		d.line(in, "expected: "+st.showLong(f.Expected, in+"  ", j))
 		if f.Nearest != "" {
-			d.line(in, "nearest:  "+st.showValue(f.Nearest, in+"  ", j))
+			d.line(in, "nearest:  "+st.showLong(f.Nearest, in+"  ", j))
 		}
-		d.line(in, "actual:   "+st.showValue(f.Actual, in+"  ", j))
+		d.line(in, "actual:   "+st.showLong(f.Actual, in+"  ", j))
 	}
 	if f.Diff == "" {
 		return

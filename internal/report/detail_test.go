@@ -212,3 +212,25 @@ func TestWriteCaseNotRun(t *testing.T) {
 		}
 	}
 }
+
+// TestShowLong: a compared value of more than longValue runes is shown by
+// its first longHead runes and its length, quoted or as a block as the
+// whole would be; one of longValue runes is shown whole.
+func TestShowLong(t *testing.T) {
+	t.Parallel()
+	word := func(n int) string { return strings.Repeat("é", n) }
+	for _, tc := range []struct{ name, value, want string }{
+		{"short", "hello", "hello"},
+		{"at the limit", word(longValue), word(longValue)},
+		{"over the limit", word(longValue + 1), word(longHead) + "… (1001 characters, cut: the diff shows where they differ)"},
+		{"quoted", " " + word(longValue), `" ` + word(longHead-1) + `"… (1001 characters, cut: the diff shows where they differ)`},
+		{"lines", word(longValue) + "\nend", "|\n  " + word(longHead) + "… (1004 characters, cut: the diff shows where they differ)"},
+		{"lines cut after the first", "a\n" + word(longValue), "|\n  a\n  " + word(longHead-2) + "… (1002 characters, cut: the diff shows where they differ)"},
+		{"quoted lines", " " + word(longValue) + "\nend", `" ` + word(longHead-1) + `"… (1005 characters, cut: the diff shows where they differ)`},
+		{"the first 200", strings.Repeat("a", 1001), strings.Repeat("a", 200) + "… (1001 characters, cut: the diff shows where they differ)"},
+	} {
+		if got := fileStyle.showLong(tc.value, "  ", false); got != tc.want {
+			t.Errorf("%s: showLong = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

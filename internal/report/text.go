@@ -166,6 +166,39 @@ func (st style) showValue(s, indent string, joiners bool) string {
 	return s
 }
 
+// A compared value longer than longValue runes is shown by its first
+// longHead: a reply of kilobytes would otherwise be printed whole twice
+// in a failure (under actual: and in the transcript), and its expected
+// text a third time, burying the diff between them, which shows where
+// they differ. The JSON report holds both whole, the transcript the reply.
+const (
+	longValue = 1000
+	longHead  = 200
+)
+
+// showLong is showValue of a value cut to its first longHead runes when
+// it is longer than longValue, with how long it is.
+func (st style) showLong(s, indent string, joiners bool) string {
+	n := utf8.RuneCountInString(s)
+	if n <= longValue {
+		return st.showValue(s, indent, joiners)
+	}
+	head, k := s, 0
+	for i := range s {
+		if k == longHead {
+			head = s[:i]
+			break
+		}
+		k++
+	}
+	v := st.showValue(head, indent, joiners)
+	if strings.Contains(s, "\n") && !strings.HasPrefix(v, "|") && !strings.HasPrefix(v, `"`) {
+		// A block stays a block when its head is one line.
+		v = "|\n" + indentLines(v, indent)
+	}
+	return v + fmt.Sprintf("… (%d characters, cut: the diff shows where they differ)", n)
+}
+
 // indentLines prefixes every line of s with indent.
 func indentLines(s, indent string) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
