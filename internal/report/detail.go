@@ -153,6 +153,12 @@ func (st style) attemptLine(a *result.Attempt) string {
 		return a.Status.String() + ": " + st.errorLine(a, a.Error)
 	case len(a.Failures) > 0:
 		s := a.Status.String() + ": " + st.failureLine(a, a.Failures[0])
+		if v := a.Failures[0].Actual; v != "" {
+			// What the agent said, so attempts that broke the same
+			// expectation with different answers (an agent that varies)
+			// read apart from a steady wrong answer (a regression).
+			s += " (actual: " + st.shortValue(v) + ")"
+		}
 		if n := len(a.Failures) - 1; n > 0 {
 			s += fmt.Sprintf(" (and %d more)", n)
 		}

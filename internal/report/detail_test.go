@@ -171,7 +171,7 @@ func TestFailedAttempt(t *testing.T) {
 		{Number: 2, Status: result.Failed, Failures: []assert.Failure{failure(pos("a.yaml", 5, 7), "response", "reply does not match", "hello", "hi", "")}}}}
 	var b strings.Builder
 	detail{b: &b}.writeCase(e, "")
-	want := "attempt 2 of 2 failed: a.yaml:5:7: reply does not match\nattempt 1 of 2:\n  timeout: no reply within 10s\n"
+	want := "attempt 2 of 2 failed: a.yaml:5:7: reply does not match (actual: hi)\nattempt 1 of 2:\n  timeout: no reply within 10s\n"
 	if got := b.String(); got != want {
 		t.Errorf("errored case's body =\n%s\nwant\n%s", got, want)
 	}
@@ -231,6 +231,49 @@ func TestShowLong(t *testing.T) {
 	} {
 		if got := fileStyle.showLong(tc.value, "  ", false); got != tc.want {
 			t.Errorf("%s: showLong = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestShortValue: the value of a one-line summary is cut at shortRunes
+// runes, quoted when its raw form would mislead or it spans lines.
+func TestShortValue(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("é", shortRunes)
+	for _, tc := range []struct{ name, value, want string }{
+		{"short", "three", "three"},
+		{"at the limit", long, long},
+		{"over it", long + "x", long + "…"},
+		{"the first 60", strings.Repeat("a", 61), strings.Repeat("a", 60) + "…"},
+		{"spaces that matter", "three ", `"three "`},
+		{"lines", "one\ntwo", `"one\ntwo"`},
+		{"lines over the limit", "one\n" + long, `"one\n` + long[:len(long)-8] + `…"`},
+		{"empty", "", `""`},
+	} {
+		if got := fileStyle.shortValue(tc.value); got != tc.want {
+			t.Errorf("%s: shortValue = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestAttemptLineActual: an earlier attempt's line says what the agent
+// answered to the first expectation it broke, and nothing for a failure
+// that compared no text.
+func TestAttemptLineActual(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		f    assert.Failure
+		want string
+	}{
+		{"an answer", assert.Failure{Pos: pos("a.yaml", 5, 7), Message: "reply is not the expected text", Expected: "six", Actual: "three"},
+			"failed: a.yaml:5:7: reply is not the expected text (actual: three)"},
+		{"no text compared", assert.Failure{Pos: pos("a.yaml", 5, 7), Message: "no handoff"},
+			"failed: a.yaml:5:7: no handoff"},
+	} {
+		a := &result.Attempt{Number: 1, Status: result.Failed, Failures: []assert.Failure{tc.f}}
+		if got := fileStyle.attemptLine(a); got != tc.want {
+			t.Errorf("%s: attemptLine = %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }

@@ -199,6 +199,36 @@ func (st style) showLong(s, indent string, joiners bool) string {
 	return v + fmt.Sprintf("… (%d characters, cut: the diff shows where they differ)", n)
 }
 
+// shortValue is a compared value on one line of at most shortRunes runes
+// (then ending in "…"), quoted when its raw form would mislead (needsQuote)
+// or when it spans lines, for a one-line summary.
+func (st style) shortValue(s string) string {
+	s = st.clean(s)
+	head, k := s, 0
+	for i := range s {
+		if k == shortRunes {
+			head = s[:i]
+			break
+		}
+		k++
+	}
+	cut := len(head) < len(s)
+	if needsQuote(s, false) || strings.Contains(s, "\n") {
+		head = quoteValue(head, false)
+		if cut {
+			head = strings.TrimSuffix(head, `"`) + `…"`
+		}
+	} else if cut {
+		head += "…"
+	}
+	// Quoted, it holds no control character; unquoted it had none.
+	return head
+}
+
+// shortRunes is the length of a value in a one-line summary: enough for
+// the answer of an agent, a node, a state value.
+const shortRunes = 60
+
 // indentLines prefixes every line of s with indent.
 func indentLines(s, indent string) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
