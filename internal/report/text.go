@@ -183,15 +183,7 @@ func (st style) showLong(s, indent string, joiners bool) string {
 	if n <= longValue {
 		return st.showValue(s, indent, joiners)
 	}
-	head, k := s, 0
-	for i := range s {
-		if k == longHead {
-			head = s[:i]
-			break
-		}
-		k++
-	}
-	v := st.showValue(head, indent, joiners)
+	v := st.showValue(firstRunes(s, longHead), indent, joiners)
 	if strings.Contains(s, "\n") && !strings.HasPrefix(v, "|") && !strings.HasPrefix(v, `"`) {
 		// A block stays a block when its head is one line.
 		v = "|\n" + indentLines(v, indent)
@@ -204,14 +196,7 @@ func (st style) showLong(s, indent string, joiners bool) string {
 // or when it spans lines, for a one-line summary.
 func (st style) shortValue(s string) string {
 	s = st.clean(s)
-	head, k := s, 0
-	for i := range s {
-		if k == shortRunes {
-			head = s[:i]
-			break
-		}
-		k++
-	}
+	head := firstRunes(s, shortRunes)
 	cut := len(head) < len(s)
 	if needsQuote(s, false) || strings.Contains(s, "\n") {
 		head = quoteValue(head, false)
@@ -223,6 +208,17 @@ func (st style) shortValue(s string) string {
 	}
 	// Quoted, it holds no control character; unquoted it had none.
 	return head
+}
+
+// firstRunes is s up to its first n runes.
+func firstRunes(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[:i]
+		}
+		n--
+	}
+	return s
 }
 
 // shortRunes is the length of a value in a one-line summary: enough for
