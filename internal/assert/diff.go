@@ -1,6 +1,7 @@
 package assert
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"unicode"
@@ -17,6 +18,18 @@ import (
 const (
 	maxInlineDiff = 4 << 10
 	maxLineDiff   = 64 << 10
+)
+
+// What a diff shows of the text its two sides share: a stretch longer
+// than elideOver runes (elideLines lines, line by line) keeps keepRunes
+// (keepLines) beside each change and the rest is written "…". A reply of
+// kilobytes that differs in one word is printed whole under actual: and
+// in the transcript; its diff is where the reader looks for the change.
+const (
+	elideOver  = 400
+	keepRunes  = 80
+	elideLines = 8
+	keepLines  = 3
 )
 
 // ANSI colours of DiffColor.
@@ -175,8 +188,19 @@ func diffOf(expected, actual string, fold bool) TextDiff {
 	if inline {
 		limit = maxInlineDiff
 	}
-	e, et := truncate(expected, limit)
-	a, at := truncate(actual, limit)
+	// Texts longer than the cap are compared from where they first
+	// differ to where they last do: two long replies that differ in a
+	// word near their end show that word, not the note that their first
+	// kilobytes are the same. The ends they share are kept as they are.
+	var head, tail string
+	e, a := expected, actual
+	if len(e) > limit || len(a) > limit {
+		pe, pa, se, sa := commonEnds(e, a, fold, inline)
+		head, tail = a[:pa], a[len(a)-sa:]
+		e, a = e[pe:len(e)-se], a[pa:len(a)-sa]
+	}
+	e, et := truncate(e, limit)
+	a, at := truncate(a, limit)
 	if !inline {
 		// Compare lines with their ends normalised, or a last line
 		// without "\n" would differ from the same line followed by more.
@@ -221,7 +245,154 @@ func diffOf(expected, actual string, fold bool) TextDiff {
 	if fold {
 		unfold(td.Changes, e, a)
 	}
+	if td.Truncated {
+		// What follows the part compared is not what the tail follows.
+		tail = ""
+	}
+	if len(td.Changes) > 0 {
+		td.Changes = elide(slices.Concat([]Change{{Same, head}}, td.Changes, []Change{{Same, tail}}), td.Lines)
+	}
 	return td
+}
+
+// commonEnds measures the prefix and the suffix expected and actual share
+// (as the check compared them: case folded when fold), in bytes of each:
+// pe and pa of the prefix, se and sa of the suffix. Each ends where a
+// diff's piece may: at a line's end when !inline, else outside a word,
+// so the word diff of what is left sees whole words.
+func commonEnds(expected, actual string, fold, inline bool) (pe, pa, se, sa int) {
+	same := func(x, y rune) bool { return x == y || fold && foldRune(x) == foldRune(y) }
+	for pe < len(expected) && pa < len(actual) {
+		x, nx := utf8.DecodeRuneInString(expected[pe:])
+		y, ny := utf8.DecodeRuneInString(actual[pa:])
+		if !same(x, y) || nx != ny && (x == utf8.RuneError || y == utf8.RuneError) {
+			break
+		}
+		pe, pa = pe+nx, pa+ny
+	}
+	// Back to a boundary: the shared prefix holds the same runes on both
+	// sides, so stepping back rune by rune keeps pe and pa together.
+	for pe > 0 && !(boundary(expected[:pe], expected[pe:], inline) && boundary(actual[:pa], actual[pa:], inline)) {
+		_, nx := utf8.DecodeLastRuneInString(expected[:pe])
+		_, ny := utf8.DecodeLastRuneInString(actual[:pa])
+		pe, pa = pe-nx, pa-ny
+	}
+	re, ra := expected[pe:], actual[pa:]
+	for se < len(re) && sa < len(ra) {
+		x, nx := utf8.DecodeLastRuneInString(re[:len(re)-se])
+		y, ny := utf8.DecodeLastRuneInString(ra[:len(ra)-sa])
+		if !same(x, y) || nx != ny && (x == utf8.RuneError || y == utf8.RuneError) {
+			break
+		}
+		se, sa = se+nx, sa+ny
+	}
+	for se > 0 && !(boundary(re[:len(re)-se], re[len(re)-se:], inline) && boundary(ra[:len(ra)-sa], ra[len(ra)-sa:], inline)) {
+		_, nx := utf8.DecodeRuneInString(re[len(re)-se:])
+		_, ny := utf8.DecodeRuneInString(ra[len(ra)-sa:])
+		se, sa = se-nx, sa-ny
+	}
+	return pe, pa, se, sa
+}
+
+// boundary says whether a diff may cut a text between before and after:
+// after a line break for a line diff; for a word diff anywhere but inside
+// a word (tokenLen).
+func boundary(before, after string, inline bool) bool {
+	if !inline {
+		return strings.HasSuffix(before, "\n")
+	}
+	x, _ := utf8.DecodeLastRuneInString(before)
+	y, _ := utf8.DecodeRuneInString(after)
+	return !isWordRune(x) || !isWordRune(y)
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// elide joins the neighbouring pieces of cs both texts share and shortens
+// the long ones to what stands beside a change (elideOver, elideLines),
+// the rest written "…": a first piece keeps its end, a last its start.
+func elide(cs []Change, lines bool) []Change {
+	out := make([]Change, 0, len(cs))
+	for _, c := range cs {
+		if c.Text == "" {
+			continue
+		}
+		if n := len(out); n > 0 && c.Op == Same && out[n-1].Op == Same {
+			out[n-1].Text += c.Text
+			continue
+		}
+		out = append(out, c)
+	}
+	for i, c := range out {
+		if c.Op != Same {
+			continue
+		}
+		first, last := i == 0, i == len(out)-1
+		if lines {
+			out[i].Text = elideLinesOf(c.Text, first, last)
+		} else {
+			out[i].Text = elideRunes(c.Text, first, last)
+		}
+	}
+	return out
+}
+
+// elideRunes shortens a shared piece of a word diff longer than elideOver
+// runes to keepRunes on each side that touches a change, cut outside a
+// word.
+func elideRunes(s string, first, last bool) string {
+	if utf8.RuneCountInString(s) <= elideOver {
+		return s
+	}
+	var start, end string
+	if !first {
+		start, _ = cutRunes(s, keepRunes)
+		for start != "" && !boundary(start, s[len(start):], true) {
+			_, n := utf8.DecodeLastRuneInString(start)
+			start = start[:len(start)-n]
+		}
+	}
+	if !last {
+		end = s[len(s)-len(lastRunes(s, keepRunes)):]
+		for end != "" && !boundary(s[:len(s)-len(end)], end, true) {
+			_, n := utf8.DecodeRuneInString(end)
+			end = end[n:]
+		}
+	}
+	return start + "…" + end
+}
+
+// lastRunes is the end of s of n runes.
+func lastRunes(s string, n int) string {
+	i := len(s)
+	for ; n > 0 && i > 0; n-- {
+		_, size := utf8.DecodeLastRuneInString(s[:i])
+		i -= size
+	}
+	return s[i:]
+}
+
+// elideLinesOf shortens a shared piece of a line diff of more than
+// elideLines lines to keepLines on each side that touches a change, the
+// others counted on a line of their own.
+func elideLinesOf(s string, first, last bool) string {
+	ls := strings.SplitAfter(s, "\n")
+	if ls[len(ls)-1] == "" {
+		ls = ls[:len(ls)-1]
+	}
+	if len(ls) <= elideLines {
+		return s
+	}
+	var keepHead, keepTail int
+	if !first {
+		keepHead = keepLines
+	}
+	if !last {
+		keepTail = keepLines
+	}
+	return strings.Join(ls[:keepHead], "") +
+		fmt.Sprintf("… %d unchanged lines\n", len(ls)-keepHead-keepTail) +
+		strings.Join(ls[len(ls)-keepTail:], "")
 }
 
 // shareLine says whether a line diff kept any line of the two texts.
@@ -233,7 +404,7 @@ func shareLine(cs []Change) bool {
 // letter or a digit, not only spaces and punctuation.
 func shareWord(cs []Change) bool {
 	return slices.ContainsFunc(cs, func(c Change) bool {
-		return c.Op == Same && strings.ContainsFunc(c.Text, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) })
+		return c.Op == Same && strings.ContainsFunc(c.Text, isWordRune)
 	})
 }
 
@@ -325,7 +496,7 @@ func tokenLen(s string) int {
 	n := 0
 	for n < len(s) {
 		r, size := utf8.DecodeRuneInString(s[n:])
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+		if !isWordRune(r) {
 			if n == 0 {
 				return size
 			}

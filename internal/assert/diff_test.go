@@ -3,6 +3,7 @@ package assert
 import (
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -49,26 +50,68 @@ func TestDiffColorKeepsMarkers(t *testing.T) {
 	}
 }
 
+// TestDiffCapsInput: texts longer than the cap are compared from where
+// they first differ to where they last do, so a change kilobytes in
+// shows; the diff holds what stands beside it, the rest written "…";
+// only a part that differs beyond the cap is cut.
 func TestDiffCapsInput(t *testing.T) {
 	long := strings.Repeat("word ", 5000)
-	d := Diff(long+"a", long+"b")
-	if want := "(the texts differ beyond the part compared) (diff truncated)"; d != want {
-		t.Errorf("inline diff of texts differing beyond the part compared = %q, want %q", d[:min(len(d), 80)], want)
+	context := strings.Repeat("word ", keepRunes/5)
+	for _, tc := range []struct{ name, expected, actual, want string }{
+		{"a change at the end", long + "a", long + "b", "…" + context + "[-a-]{+b+}"},
+		{"a change at the start", "a " + long, "b " + long, "[-a-]{+b+} " + strings.TrimSuffix(context, " ") + "…"},
+		{"a change in a word", long + "table", long + "tables", "…" + context + "[-table-]{+tables+}"},
+		{"a change in the middle", long + "a " + long, long + "b " + long,
+			"…" + context + "[-a-]{+b+} " + strings.TrimSuffix(context, " ") + "…"},
+		{"a multibyte change", long + "é " + long, long + "è " + long,
+			"…" + context + "[-é-]{+è+} " + strings.TrimSuffix(context, " ") + "…"},
+		{"a change of lines", strings.Repeat("line\n", 20000) + "a\n", strings.Repeat("line\n", 20000) + "b\n",
+			"--- expected\n+++ actual\n  … 19997 unchanged lines\n  line\n  line\n  line\n- a\n+ b"},
+		{"a line changed in the middle", strings.Repeat("line\n", 20000) + "a\n" + strings.Repeat("line\n", 20000),
+			strings.Repeat("line\n", 20000) + "b\n" + strings.Repeat("line\n", 20000),
+			"--- expected\n+++ actual\n  … 19997 unchanged lines\n  line\n  line\n  line\n- a\n+ b\n  line\n  line\n  line\n  … 19997 unchanged lines"},
+		{"a change in a word of one side", long + "Xtable", long + "table", "…" + context + "[-Xtable-]{+table+}"},
+		{"a change in a word of the other", long + "table", long + "Xtable", "…" + context + "[-table-]{+Xtable+}"},
+		{"a byte that is not UTF-8", long + "\xff", long + "\ufffd", "…" + context + "[-\xff-]{+\ufffd+}"},
+		{"only the final line break", strings.Repeat("line\n", 20000) + "end\n", strings.Repeat("line\n", 20000) + "end",
+			"--- expected\n+++ actual\n(the texts differ only in the final newline)"},
+	} {
+		if got := Diff(tc.expected, tc.actual); got != tc.want {
+			t.Errorf("%s: Diff = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	// Only one text longer than the cap: compared from where they differ,
+	// and what the part compared does not reach is not shown after it.
+	if d, want := Diff("a end", "b "+long+"end"), "[-a-]{+b word word"; !strings.HasPrefix(d, want) || !strings.HasSuffix(d, " word+} (diff truncated)") {
+		t.Errorf("diff of a short text and a long one = %q...%q, want %q... word+} (diff truncated)", d[:min(len(d), 40)], d[max(0, len(d)-40):], want)
+	}
+	if td := DiffOf("a "+long, "b "+long); td.Changes[0] != (Change{Removed, "a"}) {
+		t.Errorf("DiffOf of long texts differing first = %+v..., want the change first", td.Changes[0])
+	}
+	if td := DiffOf(strings.Repeat("line\n", 20000)+"end\n", strings.Repeat("line\n", 20000)+"end"); len(td.Changes) != 0 {
+		t.Errorf("DiffOf of long texts differing only in the final newline has changes %+v, want only its note", td.Changes[:1])
 	}
 	if d := Diff("short", long); !strings.HasSuffix(d, " (diff truncated)") {
 		t.Errorf("diff against a long reply not marked truncated: ...%q", d[max(0, len(d)-40):])
 	}
-	d = Diff("a "+long, "b "+long)
+	// Texts that differ at both ends by more than the cap are cut; when
+	// their parts compared are the same (a word, a line longer than the
+	// cap), the diff says where they differ.
+	d := Diff("a "+long+"a", "b "+long+"b")
 	if want := "[-a-]{+b+} word word"; !strings.HasPrefix(d, want) || !strings.HasSuffix(d, " (diff truncated)") {
 		t.Errorf("long inline diff = %q...%q, want %q... (diff truncated)", d[:min(len(d), 40)], d[max(0, len(d)-40):], want)
 	}
+	word := strings.Repeat("x", 5000)
+	d = Diff(word+"a", word+"b")
+	if want := "(the texts differ beyond the part compared) (diff truncated)"; d != want {
+		t.Errorf("inline diff of texts differing beyond the part compared = %q, want %q", d[:min(len(d), 80)], want)
+	}
 	many := strings.Repeat("line\n", 20000)
-	d = Diff(many+"a\n", many+"b\n")
+	d = Diff("x\n"+many+"a\n", "y\n"+many+"b\n")
 	if !strings.HasSuffix(d, "(diff truncated)") {
 		t.Errorf("long line diff not marked truncated: ...%q", d[max(0, len(d)-60):])
 	}
-	// Texts the same in the part compared say where they differ, not
-	// that the diff is empty or that only a final newline differs.
+	d = Diff(strings.Repeat(word, 14)+"a\n", strings.Repeat(word, 14)+"b\n")
 	if want := "--- expected\n+++ actual\n(the texts differ beyond the part compared)\n(diff truncated)"; d != want {
 		t.Errorf("line diff of texts differing beyond the part compared = %q, want %q", d, want)
 	}
@@ -81,7 +124,7 @@ func TestDiffEdges(t *testing.T) {
 		t.Errorf("Diff of nothing against lines = %q, want %q", got, want)
 	}
 	at := strings.Repeat("x", maxInlineDiff-2)
-	if got, want := Diff(at+" a", at+" b"), at+" [-a-]{+b+}"; got != want {
+	if got, want := Diff(at+" a", at+" b"), "… [-a-]{+b+}"; got != want {
 		t.Errorf("Diff of texts of the inline cap = ...%q, want ...%q", got[max(0, len(got)-20):], want[len(want)-20:])
 	}
 }
@@ -255,5 +298,39 @@ func TestDiffOfLinesSharingNone(t *testing.T) {
 	// A line diff's pieces are whole lines, line ends and all.
 	if v := DiffOf("a\nb", "a\nc").Visible(); !v.Lines || v.Changes[1].Text != "b\n" {
 		t.Errorf("visible line pieces %+v, want whole lines", v.Changes)
+	}
+}
+
+// TestDiffOfFoldLong: the ends two long texts share are found as the
+// check compared them, case folded, and kept in the reply's letters.
+func TestDiffOfFoldLong(t *testing.T) {
+	long := strings.Repeat("word ", 5000)
+	got := render(DiffOfFold(long+"table", strings.ToUpper(long)+"TABLES"), false)
+	want := "…" + strings.Repeat("WORD ", keepRunes/5) + "[-table-]{+TABLES+}"
+	if got != want {
+		t.Errorf("folded diff of long texts = %q, want %q", got, want)
+	}
+}
+
+// TestDiffElidesLongSharedText: a stretch both texts share of elideOver
+// runes (elideLines lines) is shown whole; a longer one keeps what
+// stands beside the change, outside a word.
+func TestDiffElidesLongSharedText(t *testing.T) {
+	at := strings.Repeat("abcd ", elideOver/5) // elideOver runes
+	over := "z" + at
+	lines := strings.Repeat("line\n", elideLines)
+	for _, tc := range []struct{ name, expected, actual, want string }{
+		{"shared text at the limit", at + "x", at + "y", at + "[-x-]{+y+}"},
+		{"shared text over it", over + "x", over + "y", "…" + strings.Repeat("abcd ", keepRunes/5) + "[-x-]{+y+}"},
+		{"shared text after a change, cut outside a word", "x " + strings.Repeat("abcdef ", 100), "y " + strings.Repeat("abcdef ", 100),
+			"[-x-]{+y+} " + strings.Repeat("abcdef ", 11) + "…"},
+		{"nine shared lines", strings.Repeat("a\n", 9) + "x", strings.Repeat("a\n", 9) + "y", "--- expected\n+++ actual\n  … 6 unchanged lines\n  a\n  a\n  a\n- x\n+ y"},
+		{"shared lines at the limit", lines + "x\n", lines + "y\n", "--- expected\n+++ actual\n" + strings.Repeat("  line\n", elideLines) + "- x\n+ y"},
+		{"shared lines over it", "line\n" + lines + "x\n", "line\n" + lines + "y\n",
+			"--- expected\n+++ actual\n  … " + strconv.Itoa(elideLines+1-keepLines) + " unchanged lines\n" + strings.Repeat("  line\n", keepLines) + "- x\n+ y"},
+	} {
+		if got := Diff(tc.expected, tc.actual); got != tc.want {
+			t.Errorf("%s: Diff = %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }

@@ -153,6 +153,12 @@ func (st style) attemptLine(a *result.Attempt) string {
 		return a.Status.String() + ": " + st.errorLine(a, a.Error)
 	case len(a.Failures) > 0:
 		s := a.Status.String() + ": " + st.failureLine(a, a.Failures[0])
+		if v := a.Failures[0].Actual; v != "" {
+			// What the agent said, so attempts that broke the same
+			// expectation with different answers (an agent that varies)
+			// read apart from a steady wrong answer (a regression).
+			s += " (actual: " + st.shortValue(v) + ")"
+		}
 		if n := len(a.Failures) - 1; n > 0 {
 			s += fmt.Sprintf(" (and %d more)", n)
 		}
@@ -318,11 +324,11 @@ func (d detail) writeValues(f assert.Failure, in string) {
 	st := d.st.compared()
 	if f.Expected != "" || f.Actual != "" {
 		j := joinersDiffer(f)
-		d.line(in, "expected: "+st.showValue(f.Expected, in+"  ", j))
+		d.line(in, "expected: "+st.showLong(f.Expected, in+"  ", j))
 		if f.Nearest != "" {
-			d.line(in, "nearest:  "+st.showValue(f.Nearest, in+"  ", j))
+			d.line(in, "nearest:  "+st.showLong(f.Nearest, in+"  ", j))
 		}
-		d.line(in, "actual:   "+st.showValue(f.Actual, in+"  ", j))
+		d.line(in, "actual:   "+st.showLong(f.Actual, in+"  ", j))
 	}
 	if f.Diff == "" {
 		return

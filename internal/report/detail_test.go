@@ -171,7 +171,7 @@ func TestFailedAttempt(t *testing.T) {
 		{Number: 2, Status: result.Failed, Failures: []assert.Failure{failure(pos("a.yaml", 5, 7), "response", "reply does not match", "hello", "hi", "")}}}}
 	var b strings.Builder
 	detail{b: &b}.writeCase(e, "")
-	want := "attempt 2 of 2 failed: a.yaml:5:7: reply does not match\nattempt 1 of 2:\n  timeout: no reply within 10s\n"
+	want := "attempt 2 of 2 failed: a.yaml:5:7: reply does not match (actual: hi)\nattempt 1 of 2:\n  timeout: no reply within 10s\n"
 	if got := b.String(); got != want {
 		t.Errorf("errored case's body =\n%s\nwant\n%s", got, want)
 	}
@@ -209,6 +209,71 @@ func TestWriteCaseNotRun(t *testing.T) {
 		detail{b: &b}.writeCase(tc.c, "  ")
 		if got := b.String(); got != tc.want {
 			t.Errorf("%s case: got %q, want %q", tc.c.Status, got, tc.want)
+		}
+	}
+}
+
+// TestShowLong: a compared value of more than longValue runes is shown by
+// its first longHead runes and its length, quoted or as a block as the
+// whole would be; one of longValue runes is shown whole.
+func TestShowLong(t *testing.T) {
+	t.Parallel()
+	word := func(n int) string { return strings.Repeat("é", n) }
+	for _, tc := range []struct{ name, value, want string }{
+		{"short", "hello", "hello"},
+		{"at the limit", word(longValue), word(longValue)},
+		{"over the limit", word(longValue + 1), word(longHead) + "… (1001 characters, cut: the diff shows where they differ)"},
+		{"quoted", " " + word(longValue), `" ` + word(longHead-1) + `"… (1001 characters, cut: the diff shows where they differ)`},
+		{"lines", word(longValue) + "\nend", "|\n  " + word(longHead) + "… (1004 characters, cut: the diff shows where they differ)"},
+		{"lines cut after the first", "a\n" + word(longValue), "|\n  a\n  " + word(longHead-2) + "… (1002 characters, cut: the diff shows where they differ)"},
+		{"quoted lines", " " + word(longValue) + "\nend", `" ` + word(longHead-1) + `"… (1005 characters, cut: the diff shows where they differ)`},
+		{"the first 200", strings.Repeat("a", 1001), strings.Repeat("a", 200) + "… (1001 characters, cut: the diff shows where they differ)"},
+	} {
+		if got := fileStyle.showLong(tc.value, "  ", false); got != tc.want {
+			t.Errorf("%s: showLong = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestShortValue: the value of a one-line summary is cut at shortRunes
+// runes, quoted when its raw form would mislead or it spans lines.
+func TestShortValue(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("é", shortRunes)
+	for _, tc := range []struct{ name, value, want string }{
+		{"short", "three", "three"},
+		{"at the limit", long, long},
+		{"over it", long + "x", long + "…"},
+		{"the first 60", strings.Repeat("a", 61), strings.Repeat("a", 60) + "…"},
+		{"spaces that matter", "three ", `"three "`},
+		{"lines", "one\ntwo", `"one\ntwo"`},
+		{"lines over the limit", "one\n" + long, `"one\n` + long[:len(long)-8] + `…"`},
+		{"empty", "", `""`},
+	} {
+		if got := fileStyle.shortValue(tc.value); got != tc.want {
+			t.Errorf("%s: shortValue = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestAttemptLineActual: an earlier attempt's line says what the agent
+// answered to the first expectation it broke, and nothing for a failure
+// that compared no text.
+func TestAttemptLineActual(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		f    assert.Failure
+		want string
+	}{
+		{"an answer", assert.Failure{Pos: pos("a.yaml", 5, 7), Message: "reply is not the expected text", Expected: "six", Actual: "three"},
+			"failed: a.yaml:5:7: reply is not the expected text (actual: three)"},
+		{"no text compared", assert.Failure{Pos: pos("a.yaml", 5, 7), Message: "no handoff"},
+			"failed: a.yaml:5:7: no handoff"},
+	} {
+		a := &result.Attempt{Number: 1, Status: result.Failed, Failures: []assert.Failure{tc.f}}
+		if got := fileStyle.attemptLine(a); got != tc.want {
+			t.Errorf("%s: attemptLine = %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }

@@ -399,6 +399,15 @@ func failedWhy(r *result.Result) string {
 	if scenario || len(fired) == 0 {
 		why = append(why, "a check failed: the agent broke an expectation")
 	}
+	if n, config := r.ErroredScenarios(); n > 0 {
+		// A platform error beside a broken expectation is said too: the
+		// line would otherwise put every red case on the agent.
+		cause := "the platform or the network broke, not the agent"
+		if config > 0 {
+			cause = erroredWhy(n, config)
+		}
+		why = append(why, fmt.Sprintf("%d %s errored too: %s", n, plural(n, "case", "cases"), cause))
+	}
 	if len(fired) > 0 {
 		line := fmt.Sprintf("%d alert %s firing, not a check of a scenario: %s", len(fired), plural(len(fired), "rule", "rules"), strings.Join(fired, "; "))
 		if platform {

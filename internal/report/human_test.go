@@ -209,7 +209,7 @@ func TestHumanSummaryLines(t *testing.T) {
 		"fixture": {fixture(), "run interrupted: 2 cases not run\npaced at 13.1 req/s by 3 rate limits; a scenario waited 200ms on average, 2.0s at most\n1 errored, 1 flaky, 2 pending\n4 passed, 4 failed, 1 skipped in 3.21s\nno alerts firing passed\n" +
 			"status: interrupted (the run was stopped before every case finished)"},
 		"a failure wins over an error": {one(result.Passed, result.Passed, result.Flaky, result.Skipped, result.Errored, result.Failed),
-			"1 errored, 1 flaky\n2 passed, 1 failed, 1 skipped in 1.23s\nstatus: failed (a check failed: the agent broke an expectation)"},
+			"1 errored, 1 flaky\n2 passed, 1 failed, 1 skipped in 1.23s\nstatus: failed (a check failed: the agent broke an expectation; 1 case errored too: the platform or the network broke, not the agent)"},
 		"errors only": {one(result.Passed, result.Errored, result.Errored),
 			"1 passed, 0 failed, 0 skipped in 1.23s\n" +
 				"status: errored (no check failed, but 2 cases errored: the platform or the network kept the run from telling whether the agent is fine)"},

@@ -12,8 +12,10 @@ import (
 // (Attempt.NotRun), grouped as a designer reads a scenario: "not run:
 // turns 2-3, confirm (conversation, webhooks)". A turn stands for its say
 // with the checks and captures of its reply; the checks or captures of a
-// turn whose say ran are named as such ("turn 1 capture", "greeting
-// check"); consecutive confirm steps make one confirm with what they
+// turn whose say ran are named as such, counted when more than one
+// ("turn 1 capture", "greeting check", "turn 1 checks (3)": a feature's
+// Then steps after the one that broke are so many expectations left
+// untested); consecutive confirm steps make one confirm with what they
 // read. Empty when every step ran.
 func notRunLine(ss []*result.Step) string {
 	var parts []string
@@ -58,9 +60,15 @@ func notRunLine(ss []*result.Step) string {
 		case result.StepCheck, result.StepCapture:
 			j := ofTurn(i, st.Turn)
 			var kinds []string
+			count := map[string]int{}
 			for _, s := range ss[i:j] {
-				if !slices.Contains(kinds, s.Kind) {
+				if count[s.Kind]++; count[s.Kind] == 1 {
 					kinds = append(kinds, s.Kind)
+				}
+			}
+			for k, kind := range kinds {
+				if n := count[kind]; n > 1 {
+					kinds[k] = fmt.Sprintf("%ss (%d)", kind, n)
 				}
 			}
 			name := "greeting"

@@ -132,3 +132,30 @@ func TestStatusLineNamesConfigurationErrors(t *testing.T) {
 		t.Run(name, func(t *testing.T) { run(t, tc) })
 	}
 }
+
+// A failed run whose other cases errored says so after the broken
+// expectation, and why they errored: the platform, or a scenario that
+// cannot be run as written.
+func TestStatusLineFailedBesideErrored(t *testing.T) {
+	failed := &result.Case{Status: result.Failed, Attempts: []*result.Attempt{{Status: result.Failed}}}
+	errored := func(kind string) *result.Case {
+		return &result.Case{Status: result.Errored, Attempts: []*result.Attempt{{Status: result.Errored, Error: &result.Error{Kind: kind}}}}
+	}
+	for _, tc := range []struct {
+		name  string
+		cases []*result.Case
+		want  string
+	}{
+		{"none errored", []*result.Case{failed}, "a check failed: the agent broke an expectation"},
+		{"the platform", []*result.Case{failed, errored(result.KindHTTP), errored(result.KindTimeout)},
+			"a check failed: the agent broke an expectation; 2 cases errored too: the platform or the network broke, not the agent"},
+		{"a configuration error", []*result.Case{failed, errored(result.KindConfig)},
+			"a check failed: the agent broke an expectation; 1 case errored too: its scenario cannot be run as written (a configuration error; retrying will not help)"},
+	} {
+		f := &result.File{Path: "s.yaml", Suite: "s", Cases: tc.cases}
+		r := &result.Result{Files: []*result.File{f}}
+		if got := failedWhy(r); got != tc.want {
+			t.Errorf("%s: failedWhy = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

@@ -166,6 +166,65 @@ func (st style) showValue(s, indent string, joiners bool) string {
 	return s
 }
 
+// A compared value longer than longValue runes is shown by its first
+// longHead: a reply of kilobytes would otherwise be printed whole twice
+// in a failure (under actual: and in the transcript), and its expected
+// text a third time, burying the diff between them, which shows where
+// they differ. The JSON report holds both whole, the transcript the reply.
+const (
+	longValue = 1000
+	longHead  = 200
+)
+
+// showLong is showValue of a value cut to its first longHead runes when
+// it is longer than longValue, with how long it is.
+func (st style) showLong(s, indent string, joiners bool) string {
+	n := utf8.RuneCountInString(s)
+	if n <= longValue {
+		return st.showValue(s, indent, joiners)
+	}
+	v := st.showValue(firstRunes(s, longHead), indent, joiners)
+	if strings.Contains(s, "\n") && !strings.HasPrefix(v, "|") && !strings.HasPrefix(v, `"`) {
+		// A block stays a block when its head is one line.
+		v = "|\n" + indentLines(v, indent)
+	}
+	return v + fmt.Sprintf("… (%d characters, cut: the diff shows where they differ)", n)
+}
+
+// shortValue is a compared value on one line of at most shortRunes runes
+// (then ending in "…"), quoted when its raw form would mislead (needsQuote)
+// or when it spans lines, for a one-line summary.
+func (st style) shortValue(s string) string {
+	s = st.clean(s)
+	head := firstRunes(s, shortRunes)
+	cut := len(head) < len(s)
+	if needsQuote(s, false) || strings.Contains(s, "\n") {
+		head = quoteValue(head, false)
+		if cut {
+			head = strings.TrimSuffix(head, `"`) + `…"`
+		}
+	} else if cut {
+		head += "…"
+	}
+	// Quoted, it holds no control character; unquoted it had none.
+	return head
+}
+
+// firstRunes is s up to its first n runes.
+func firstRunes(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[:i]
+		}
+		n--
+	}
+	return s
+}
+
+// shortRunes is the length of a value in a one-line summary: enough for
+// the answer of an agent, a node, a state value.
+const shortRunes = 60
+
 // indentLines prefixes every line of s with indent.
 func indentLines(s, indent string) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
