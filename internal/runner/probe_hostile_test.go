@@ -27,9 +27,13 @@ type hostileRuntime struct {
 	mu sync.Mutex
 	// status answers the n-th read of call OUT-1's status (from 1).
 	status func(n int) string
-	// sms answers the SMS send: status and body.
+	// sms answers the SMS send: status and body; smsAnswer, when set,
+	// answers the n-th send (from 1) instead, as a platform names a new
+	// conversation for each. smsSends counts the sends.
 	smsStatus int
 	smsBody   string
+	smsAnswer func(n int) (int, string)
+	smsSends  int
 	// callStatus, when set, answers the call's placement with it.
 	callStatus int
 	// callBody, when set, is the answer to the call's placement.
@@ -104,8 +108,13 @@ func (h *hostileRuntime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, h.status(h.statusReads))
 	case r.Method == http.MethodPost && p == "/v1/outbound-sms":
 		h.probed = true
-		w.WriteHeader(h.smsStatus)
-		fmt.Fprint(w, h.smsBody)
+		h.smsSends++
+		status, body := h.smsStatus, h.smsBody
+		if h.smsAnswer != nil {
+			status, body = h.smsAnswer(h.smsSends)
+		}
+		w.WriteHeader(status)
+		fmt.Fprint(w, body)
 	case r.Method == http.MethodGet && p == "/v3/ws-abcd1234/p1/conversations" && h.listFails:
 		w.WriteHeader(http.StatusForbidden)
 		fmt.Fprint(w, `{"error_message":"the key has no right to list conversations"}`)
@@ -166,6 +175,12 @@ func (h *hostileRuntime) answer(w http.ResponseWriter, status int, body string) 
 	}
 	w.WriteHeader(status)
 	fmt.Fprint(w, body)
+}
+
+// newConversations answers the n-th SMS naming conversation conv-n, one of
+// its own, as the reference's send "opens a new conversation session".
+func newConversations(n int) (int, string) {
+	return http.StatusOK, `{"conversation_id":"conv-` + strconv.Itoa(n) + `"}`
 }
 
 // hostileClient is a client of the hostile runtime at url (build and
