@@ -3,6 +3,7 @@ package runner
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -159,9 +160,20 @@ func (s *Session) awaitCall(pc *placedCall, pos diag.Pos, expect string, expectP
 	defer s.releaseLine()
 	if pc.status == nil {
 		var st *platform.CallStatus
+		// absent is the last answer that the status is not known (the
+		// platform's own 404, not the client's word of the 2h it keeps
+		// a status after a call ends).
+		var absent *platform.APIError
 		err := s.pollFor(within, func(ctx context.Context) (bool, error) {
 			rec.Reads++
 			got, err := s.opts.Records.CallStatus(ctx, pc.sid)
+			if platform.IsNotFound(err) {
+				// Not shown yet, as a record may lag (or forgotten,
+				// which the platform does about 2h after the call
+				// ends, far past within:): read again.
+				errors.As(err, &absent)
+				return false, nil
+			}
 			if err != nil {
 				return false, err
 			}
@@ -171,6 +183,16 @@ func (s *Session) awaitCall(pc *placedCall, pos diag.Pos, expect string, expectP
 		if err != nil {
 			rec.Summary = "status unknown"
 			return false, s.platformFailed(pos, "probe: read status of call "+pc.sid, err)
+		}
+		if st == nil {
+			// Every read answered 404: the platform gave a sid for the
+			// call and never a status of it, its error, whatever the
+			// call did.
+			rec.Summary = "no status"
+			s.errored(&result.Error{Pos: pos, Kind: result.KindTimeout, Message: prefixed(s.stepText, fmt.Sprintf(
+				"probe: call %s to %s: the platform gave no status of it within %s (%d reads; the last answered %v): it placed the call and never showed its status, its error, not the agent's",
+				pc.sid, pc.to, within, rec.Reads, absent))})
+			return false, true
 		}
 		last := reply.CallQueued
 		if st != nil {

@@ -25,7 +25,8 @@ import (
 // the client wait on fake clocks.
 type hostileRuntime struct {
 	mu sync.Mutex
-	// status answers the n-th read of call OUT-1's status (from 1).
+	// status answers the n-th read of call OUT-1's status (from 1); ""
+	// answers 404.
 	status func(n int) string
 	// sms answers the SMS send: status and body; smsAnswer, when set,
 	// answers the n-th send (from 1) instead, as a platform names a new
@@ -105,7 +106,13 @@ func (h *hostileRuntime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusInternalServerError)
 	case r.Method == http.MethodGet && p == "/v1/outbound-calling/OUT-1/status":
 		h.statusReads++
-		fmt.Fprint(w, h.status(h.statusReads))
+		body := h.status(h.statusReads)
+		if body == "" {
+			// Not known (yet, or any more).
+			w.WriteHeader(http.StatusNotFound)
+			body = `{"error_message":"call not found"}`
+		}
+		fmt.Fprint(w, body)
 	case r.Method == http.MethodPost && p == "/v1/outbound-sms":
 		h.probed = true
 		h.smsSends++
