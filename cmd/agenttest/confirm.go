@@ -148,16 +148,38 @@ func missingSMSConnector(suites []*scenario.Suite, t *config.Target) diag.Diagno
 		return nil
 	}
 	var ds diag.Diagnostics
+	// first is the first SMS probe of each agent, in the plan's order.
+	type probeOf struct {
+		agent string
+		pos   diag.Pos
+	}
+	var first []probeOf
 	for _, sc := range scenarios(suites) {
 		pr := sc.Probe()
 		if pr == nil || pr.SMS == nil {
 			continue
 		}
-		if t.SMSConnector(agentEnv(sc, t)) == "" {
+		agent, env := agentEnv(sc, t)
+		if t.SMSConnector(agent, env) == "" {
 			ds = ds.Append(diag.Diagnostic{Pos: pr.SMS.Pos,
 				Message: fmt.Sprintf("scenario %q sends an SMS probe, and target %q has no sms_connector_id (%s)", sc.Name, t.Name, config.EnvSMSConnectorID),
 				Hint:    "the connector id (X-TOKEN-ID) of the agent's SMS connector: add it to the target in agenttest.yaml, or set the variable; docs/confirmations.md, section Running confirmations"})
+			continue
 		}
+		if !slices.ContainsFunc(first, func(p probeOf) bool { return p.agent == agent }) {
+			first = append(first, probeOf{agent, pr.SMS.Pos})
+		}
+	}
+	// The reference's X-TOKEN-ID is the connector id of one project, and
+	// an SMS runs in its connector's project whatever the scenario says:
+	// the one sms_connector_id sends the SMS probes of all agents but one
+	// to another agent. Said before the run, since a platform that names
+	// no project in its answer leaves them to fail as the agent's.
+	for _, p := range first[min(1, len(first)):] {
+		ds = ds.Append(diag.Diagnostic{Severity: diag.Warning, Pos: p.pos,
+			Message: fmt.Sprintf("SMS probe of agent %s, while the SMS probes of agent %s (%s) send the same sms_connector_id of target %q: a connector id is one project's, and an SMS runs in its connector's project, so the SMS probes of all but one of these agents text as another agent",
+				p.agent, first[0].agent, first[0].pos, t.Name),
+			Hint: "run each agent's SMS probes against a target whose sms_connector_id is that agent's connector: a target per agent in agenttest.yaml, chosen with --target, and --tags to split the probes; docs/confirmations.md, section probe:"})
 	}
 	return ds
 }

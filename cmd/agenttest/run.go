@@ -469,9 +469,11 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		o.outputs.addDefinitions(sim.agents, plan, tgt.AgentID, cmp.Or(tgt.Env, runner.DefaultEnv))
 		fmt.Fprintln(st.Stdout, embeddedLine(tgt, sim, cfg))
 	}
-	if d := slices.Concat(targetProblems(plan, tgt), missingWebhookReceiver(plan, tgt, o.webhookListen)); d.HasErrors() {
+	if d := slices.Concat(targetProblems(plan, tgt), missingWebhookReceiver(plan, tgt, o.webhookListen)); len(d) > 0 {
 		sources{st: st, cfg: cfg}.write(st.Stderr, d, false)
-		return reported(exitUsage)
+		if d.HasErrors() {
+			return reported(exitUsage)
+		}
 	}
 
 	red, err := commandRedactor(st, cfg, tgt, o.webhookSecret, o.webhookURL)
