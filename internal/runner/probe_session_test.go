@@ -37,20 +37,19 @@ func TestSMSContinuesAnOpenSession(t *testing.T) {
 		// the list read before the SMS holds it.
 		started time.Time
 		listed  bool
-		// scenarios is how many scenarios text the number, one after the
-		// other; want is each one's outcome.
-		scenarios int
-		want      []result.Status
-		since     string
-		pos       string
+		// want is the outcome of each scenario that texts the number,
+		// one after the other.
+		want  []result.Status
+		since string
+		pos   string
 	}{
-		{name: "listed before the SMS", started: fakeclock.Start.Add(-30 * time.Second), listed: true, scenarios: 1,
+		{name: "listed before the SMS", started: fakeclock.Start.Add(-30 * time.Second), listed: true,
 			want: []result.Status{result.Errored}, since: "conv-1, listed before the SMS was sent", pos: "5:13"},
-		{name: "begun yesterday", started: fakeclock.Start.Add(-20 * time.Hour), scenarios: 1,
+		{name: "begun yesterday", started: fakeclock.Start.Add(-20 * time.Hour),
 			want: []result.Status{result.Errored}, since: "conv-1, which began at " + fakeclock.Start.Add(-20*time.Hour).UTC().Format(time.RFC3339) + ", before the SMS was sent at " + fakeclock.Start.UTC().Format(time.RFC3339), pos: "6:5"},
-		{name: "begun within the minute the clocks may differ", started: fakeclock.Start.Add(-50 * time.Second), scenarios: 1,
+		{name: "begun within the minute the clocks may differ", started: fakeclock.Start.Add(-50 * time.Second),
 			want: []result.Status{result.Passed}},
-		{name: "an earlier probe's", started: fakeclock.Start.Add(time.Second), scenarios: 2,
+		{name: "an earlier probe's", started: fakeclock.Start.Add(time.Second),
 			want: []result.Status{result.Passed, result.Errored}, since: "conv-1, the conversation of an earlier probe of the run", pos: "8:13"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -71,16 +70,8 @@ func TestSMSContinuesAnOpenSession(t *testing.T) {
 					return nil
 				},
 			}
-			src := "suite: sms\nagent: p1\nscenarios:\n"
-			for i := range tc.scenarios {
-				src += fmt.Sprintf("  - name: sms %d\n", i+1) + probe
-			}
-			res := runHostileRun(t, h, src, func(o *Options) { o.Retries = 1 })
-			for i, c := range res.Files[0].Cases {
+			for i, c := range runProbes(t, h, probe, tc.want) {
 				a := c.Last()
-				if c.Status != tc.want[i] {
-					t.Fatalf("case %d: %s, want %s%s", i+1, c.Status, tc.want[i], describe(c))
-				}
 				if c.Status == result.Passed {
 					continue
 				}
@@ -134,38 +125,37 @@ func TestSMSInAnOpenSessionUnnamed(t *testing.T) {
 		// accepted without a body); its conversation, conv-1, stays
 		// open, and is listed in the window (windowed) or only among
 		// those in progress.
-		first     bool
-		windowed  bool
-		scenarios int
+		first    bool
+		windowed bool
 		// call probes with a call (whose status names no conversation)
 		// instead of an SMS.
 		call bool
 		want []result.Status
 		lead string
 	}{
-		{name: "a session open since yesterday", old: []string{rec("conv-old", yesterday, true)}, scenarios: 1,
+		{name: "a session open since yesterday", old: []string{rec("conv-old", yesterday, true)},
 			want: []result.Status{result.Errored}, lead: lead("conv-old", yesterday)},
 		// Said of the latest, in whatever order listed.
-		{name: "sessions open since yesterday and the day before", scenarios: 1,
+		{name: "sessions open since yesterday and the day before",
 			old:  []string{rec("conv-older", yesterday.Add(-24*time.Hour), true), rec("conv-old", yesterday, true), rec("conv-oldest", yesterday.Add(-48*time.Hour), true)},
 			want: []result.Status{result.Errored}, lead: lead("conv-old", yesterday)},
-		{name: "a session open with another number", old: []string{recTo("conv-other", "+447700900003", yesterday, true)}, scenarios: 1,
+		{name: "a session open with another number", old: []string{recTo("conv-other", "+447700900003", yesterday, true)},
 			want: []result.Status{result.Failed}},
 		// A call never continues a session: one that opened nothing
 		// fails as before.
-		{name: "a call to a number of an open conversation", old: []string{rec("conv-old", yesterday, true)}, call: true, scenarios: 1,
+		{name: "a call to a number of an open conversation", old: []string{rec("conv-old", yesterday, true)}, call: true,
 			want: []result.Status{result.Failed}},
-		{name: "a session opened half a minute before, outside the run", near: rec("conv-near", halfAMinute, true), scenarios: 1,
+		{name: "a session opened half a minute before, outside the run", near: rec("conv-near", halfAMinute, true),
 			want: []result.Status{result.Errored}, lead: lead("conv-near", halfAMinute)},
-		{name: "an earlier probe's session", first: true, windowed: true, scenarios: 2,
+		{name: "an earlier probe's session", first: true, windowed: true,
 			want: []result.Status{result.Passed, result.Errored}, lead: lead("conv-1", fakeclock.Start.Add(time.Second))},
-		{name: "an earlier probe's session, listed late", first: true, scenarios: 2,
+		{name: "an earlier probe's session, listed late", first: true,
 			want: []result.Status{result.Passed, result.Errored}, lead: lead("conv-1", fakeclock.Start.Add(time.Second))},
-		{name: "yesterday's session ended", old: []string{rec("conv-old", yesterday, false)}, scenarios: 1,
+		{name: "yesterday's session ended", old: []string{rec("conv-old", yesterday, false)},
 			want: []result.Status{result.Failed}},
-		{name: "the SMS's own, listed late", old: []string{rec("conv-late", fakeclock.Start.Add(time.Second), true)}, scenarios: 1,
+		{name: "the SMS's own, listed late", old: []string{rec("conv-late", fakeclock.Start.Add(time.Second), true)},
 			want: []result.Status{result.Failed}},
-		{name: "no session", scenarios: 1, want: []result.Status{result.Failed}},
+		{name: "no session", want: []result.Status{result.Failed}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -205,20 +195,12 @@ func TestSMSInAnOpenSessionUnnamed(t *testing.T) {
 					return nil
 				},
 			}
-			src := "suite: sms\nagent: p1\nscenarios:\n"
 			probe := sms
 			if tc.call {
 				probe = `    probe: {outbound_call: {to: "` + to + `"}, within: 1m}` + "\n    confirm: {conversation: {num_turns: 1}}\n"
 			}
-			for i := range tc.scenarios {
-				src += fmt.Sprintf("  - name: probe %d\n", i+1) + probe
-			}
-			res := runHostileRun(t, h, src, func(o *Options) { o.Retries = 1 })
-			for i, c := range res.Files[0].Cases {
+			for i, c := range runProbes(t, h, probe, tc.want) {
 				a := c.Last()
-				if c.Status != tc.want[i] {
-					t.Fatalf("case %d: %s, want %s%s", i+1, c.Status, tc.want[i], describe(c))
-				}
 				switch c.Status {
 				case result.Failed:
 					if len(c.Attempts) != 2 || len(a.Failures) != 1 || a.Failures[0].Key != "probe.conversation" {
@@ -235,4 +217,22 @@ func TestSMSInAnOpenSessionUnnamed(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runProbes runs, against h with one retry, a suite of agent p1 whose
+// scenarios each hold probe, one per status wanted, and checks that each
+// case ends with its status.
+func runProbes(t *testing.T, h *hostileRuntime, probe string, want []result.Status) []*result.Case {
+	t.Helper()
+	src := "suite: probes\nagent: p1\nscenarios:\n"
+	for i := range want {
+		src += fmt.Sprintf("  - name: probe %d\n", i+1) + probe
+	}
+	cases := runHostileRun(t, h, src, func(o *Options) { o.Retries = 1 }).Files[0].Cases
+	for i, c := range cases {
+		if c.Status != want[i] {
+			t.Fatalf("case %d: %s, want %s%s", i+1, c.Status, want[i], describe(c))
+		}
+	}
+	return cases
 }
