@@ -259,7 +259,7 @@ func (s *Session) awaitCall(pc *placedCall, pos diag.Pos, expect string, expectP
 		// A conversation whose call_sid names another call is not this
 		// call's, whatever its number.
 		var found bool
-		convID, found, retry = s.findConversation(pos, "call "+pc.sid, "", callChannels, pc.started, pc.known, func(c *reply.Conversation) int {
+		convID, found, retry = s.findConversation(pos, rec, "call "+pc.sid, "", callChannels, pc.started, pc.known, func(c *reply.Conversation) int {
 			if sid, _ := c.State["call_sid"].(string); sid == pc.sid {
 				return 2
 			} else if sid != "" {
@@ -387,7 +387,7 @@ func (s *Session) probeSMS(pos diag.Pos, sp *steps.SMSProbe) (convID string, ok,
 		s.smsSent, s.smsRec = started, rec
 	}
 	if convID == "" {
-		convID, ok, retry = s.findConversation(pos, "SMS to "+to, msg, nil, started, known, func(c *reply.Conversation) int {
+		convID, ok, retry = s.findConversation(pos, rec, "SMS to "+to, msg, nil, started, known, func(c *reply.Conversation) int {
 			if sameNumber(c.ToNumber, to) || sameNumber(c.FromNumber, to) {
 				return 1
 			}
@@ -521,14 +521,17 @@ func (s *Session) listedBefore(channels []string, since time.Time) priorList {
 // the probe's outcome cannot be confirmed, and that is an error of the
 // platform (which named neither), never a pass nor the agent's failure.
 // Within a run, the probes to one number take turns (probeLines), so the
-// other is a call or an SMS to the number from outside the run.
-func (s *Session) findConversation(pos diag.Pos, what, own string, channels []string, since time.Time, known priorList, score func(*reply.Conversation) int) (id string, ok, retry bool) {
+// other is a call or an SMS to the number from outside the run. Each read
+// of the list counts on rec, the probe's line, whose reads and time the
+// reports show: how long the platform took to list the conversation.
+func (s *Session) findConversation(pos diag.Pos, rec *result.Confirmation, what, own string, channels []string, since time.Time, known priorList, score func(*reply.Conversation) int) (id string, ok, retry bool) {
 	if known.err != nil {
 		return "", false, s.platformFailed(pos, "probe: list the conversations before the "+what, known.err)
 	}
 	q := s.probeQuery(channels, since)
 	var ids []string
 	err := s.poll(func(ctx context.Context) (bool, error) {
+		rec.Reads++
 		best := 0
 		ids = ids[:0]
 		err := s.listConversations(ctx, q, func(c *reply.Conversation) {

@@ -350,6 +350,17 @@ scenarios:
 			if c.Status != result.Failed || a.Failures[0].Key != "confirm.conversation.handoff" {
 				t.Errorf("%s, want failed on the own conversation's handoff%s", c.Status, describe(c))
 			}
+			// The probe's line counts the reads that waited for its
+			// conversation (the send, or the placing and the status,
+			// then two of the list), which its reports show beside the
+			// time they took.
+			want := 3
+			if tc.channel == "VOICE-SIP" {
+				want = 4
+			}
+			if line := a.Confirmations[0]; line.Reads != want {
+				t.Errorf("probe line %+v, want %d reads: its wait for the conversation unsaid", line, want)
+			}
 		})
 	}
 }
