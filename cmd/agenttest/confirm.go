@@ -33,6 +33,10 @@ type confirmOptions struct {
 	gateAlerts bool
 	// allowLive allows a run against the live environment.
 	allowLive bool
+	// confirmTimeout bounds the wait for what a confirmation or a probe
+	// reads to be shown: a record, a probe's conversation, a call's
+	// final status without a within:.
+	confirmTimeout time.Duration
 }
 
 func (c *confirmOptions) register(f *flags) {
@@ -41,6 +45,7 @@ func (c *confirmOptions) register(f *flags) {
 	f.secretVar(&c.webhookSecret, "webhook-secret", config.EnvWebhookSecret, "signing `SECRET` of an endpoint already registered for --webhook-url, to reuse it")
 	f.boolVar(&c.gateAlerts, "gate-alerts", "AGENTTEST_GATE_ALERTS", "after the run, fail it when an alert rule for a tested agent (or the account) is firing")
 	f.boolVar(&c.allowLive, "allow-live", "AGENTTEST_ALLOW_LIVE", "allow running against the live environment")
+	f.durationVar(&c.confirmTimeout, "confirm-timeout", "AGENTTEST_CONFIRM_TIMEOUT", runner.DefaultConfirmTimeout, "wait up to `DURATION` for the platform to show what a confirmation or a probe reads (a conversation record, a probe's conversation)")
 }
 
 func (c *confirmOptions) problems() []string {
@@ -50,6 +55,9 @@ func (c *confirmOptions) problems() []string {
 			out = append(out, fmt.Sprintf("--webhook-url %q must be an absolute http(s) URL", platform.RedactURL(c.webhookURL)))
 		}
 	}
+	if c.confirmTimeout <= 0 {
+		out = append(out, fmt.Sprintf("--confirm-timeout must be positive, got %s", c.confirmTimeout))
+	}
 	return append(out, checkWebhookSecret("--webhook-secret", c.webhookSecret)...)
 }
 
@@ -58,6 +66,9 @@ func (c *confirmOptions) problems() []string {
 func (c *confirmOptions) applyConfig(cfg *config.File, fl *flags, t *config.Target) {
 	if cfg != nil && cfg.Run.GateAlerts != nil && !fl.isSet("gate-alerts") {
 		c.gateAlerts = *cfg.Run.GateAlerts
+	}
+	if cfg != nil && cfg.Run.ConfirmTimeout != nil && !fl.isSet("confirm-timeout") {
+		c.confirmTimeout = *cfg.Run.ConfirmTimeout
 	}
 	if c.webhookListen == "" {
 		c.webhookListen = t.WebhookListen
@@ -541,6 +552,7 @@ func fromPlatform(err error) bool {
 // the gate.
 func confirmRunOptions(ro *runner.Options, c *confirmOptions, t *config.Target, client *platform.Client, rcv *receiver) {
 	ro.Records = client
+	ro.ConfirmTimeout = c.confirmTimeout
 	if rcv != nil {
 		ro.Webhooks, ro.Setup = rcv.webhooks, rcv.calls
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
@@ -574,6 +575,54 @@ func TestSMSConnectorSharedByAgents(t *testing.T) {
 			if !tc.warned && strings.Contains(c.stderr.String(), "warning") {
 				t.Errorf("a warning of one agent's probes:\n%s", c.stderr)
 			}
+		})
+	}
+}
+
+// TestConfirmTimeout: the wait for what a confirmation reads is
+// --confirm-timeout (or the config's run: confirm_timeout), where it was
+// 30s whatever a platform that shows its records later needed. A record
+// never written is said not recorded within the wait given.
+func TestConfirmTimeout(t *testing.T) {
+	t.Parallel()
+	env := simBehind(t, sim.Options{Seed: 1}, nil, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/conversations/") {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusNotFound)
+				fmt.Fprint(w, `{"error_message":"conversation not found"}`)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	})
+	const suite = "suite: late\nagent: clinic\nscenarios:\n  - name: confirms\n    turns: [{say: I have chest pain}]\n    confirm: {conversation: {handoff: true}}\n"
+	for _, tc := range []struct {
+		name, config string
+		args         []string
+		code         int
+		want         string
+	}{
+		{name: "the default", code: exitErrored, want: "not recorded within the confirmation's wait of 30s"},
+		{name: "the flag", args: []string{"--confirm-timeout", "2m"}, code: exitErrored, want: "not recorded within the confirmation's wait of 2m0s"},
+		{name: "the config", config: "run:\n  confirm_timeout: 90s\n", code: exitErrored, want: "not recorded within the confirmation's wait of 1m30s"},
+		{name: "the flag over the config", config: "run:\n  confirm_timeout: 90s\n", args: []string{"--confirm-timeout", "45s"}, code: exitErrored,
+			want: "not recorded within the confirmation's wait of 45s"},
+		{name: "not positive", args: []string{"--confirm-timeout", "0s"}, code: exitUsage, want: "--confirm-timeout must be positive, got 0s"},
+		{name: "not positive in the config", config: "run:\n  confirm_timeout: -1s\n", code: exitUsage,
+			want: `confirm_timeout must be a positive duration such as 30s or 2m, not "-1s"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			files := map[string]string{"late.yaml": suite}
+			if tc.config != "" {
+				files["agenttest.yaml"] = tc.config
+			}
+			dir := writeTree(t, files)
+			c := newCLI(t, dir, env, append([]string{"run"}, append(tc.args, "late.yaml")...)...)
+			clk := fakeclock.New()
+			c.st.Now, c.st.Sleep, c.st.AfterFunc = clk.Now, clk.Sleep, clk.AfterFunc
+			c.expect(t, tc.code, tc.want)
 		})
 	}
 }
