@@ -33,6 +33,10 @@ type confirmOptions struct {
 	gateAlerts bool
 	// allowLive allows a run against the live environment.
 	allowLive bool
+	// confirmTimeout bounds the wait for what a confirmation or a probe
+	// reads to be shown: a record, a probe's conversation, a call's
+	// final status without a within:.
+	confirmTimeout time.Duration
 }
 
 func (c *confirmOptions) register(f *flags) {
@@ -41,6 +45,7 @@ func (c *confirmOptions) register(f *flags) {
 	f.secretVar(&c.webhookSecret, "webhook-secret", config.EnvWebhookSecret, "signing `SECRET` of an endpoint already registered for --webhook-url, to reuse it")
 	f.boolVar(&c.gateAlerts, "gate-alerts", "AGENTTEST_GATE_ALERTS", "after the run, fail it when an alert rule for a tested agent (or the account) is firing")
 	f.boolVar(&c.allowLive, "allow-live", "AGENTTEST_ALLOW_LIVE", "allow running against the live environment")
+	f.durationVar(&c.confirmTimeout, "confirm-timeout", "AGENTTEST_CONFIRM_TIMEOUT", runner.DefaultConfirmTimeout, "wait up to `DURATION` for the platform to show what a confirmation or a probe reads (a conversation record, a probe's conversation)")
 }
 
 func (c *confirmOptions) problems() []string {
@@ -50,6 +55,9 @@ func (c *confirmOptions) problems() []string {
 			out = append(out, fmt.Sprintf("--webhook-url %q must be an absolute http(s) URL", platform.RedactURL(c.webhookURL)))
 		}
 	}
+	if c.confirmTimeout <= 0 {
+		out = append(out, fmt.Sprintf("--confirm-timeout must be positive, got %s", c.confirmTimeout))
+	}
 	return append(out, checkWebhookSecret("--webhook-secret", c.webhookSecret)...)
 }
 
@@ -58,6 +66,9 @@ func (c *confirmOptions) problems() []string {
 func (c *confirmOptions) applyConfig(cfg *config.File, fl *flags, t *config.Target) {
 	if cfg != nil && cfg.Run.GateAlerts != nil && !fl.isSet("gate-alerts") {
 		c.gateAlerts = *cfg.Run.GateAlerts
+	}
+	if cfg != nil && cfg.Run.ConfirmTimeout != nil && !fl.isSet("confirm-timeout") {
+		c.confirmTimeout = *cfg.Run.ConfirmTimeout
 	}
 	if c.webhookListen == "" {
 		c.webhookListen = t.WebhookListen
@@ -148,16 +159,38 @@ func missingSMSConnector(suites []*scenario.Suite, t *config.Target) diag.Diagno
 		return nil
 	}
 	var ds diag.Diagnostics
+	// first is the first SMS probe of each agent, in the plan's order.
+	type probeOf struct {
+		agent string
+		pos   diag.Pos
+	}
+	var first []probeOf
 	for _, sc := range scenarios(suites) {
 		pr := sc.Probe()
 		if pr == nil || pr.SMS == nil {
 			continue
 		}
-		if t.SMSConnector(agentEnv(sc, t)) == "" {
+		agent, env := agentEnv(sc, t)
+		if t.SMSConnector(agent, env) == "" {
 			ds = ds.Append(diag.Diagnostic{Pos: pr.SMS.Pos,
 				Message: fmt.Sprintf("scenario %q sends an SMS probe, and target %q has no sms_connector_id (%s)", sc.Name, t.Name, config.EnvSMSConnectorID),
 				Hint:    "the connector id (X-TOKEN-ID) of the agent's SMS connector: add it to the target in agenttest.yaml, or set the variable; docs/confirmations.md, section Running confirmations"})
+			continue
 		}
+		if !slices.ContainsFunc(first, func(p probeOf) bool { return p.agent == agent }) {
+			first = append(first, probeOf{agent, pr.SMS.Pos})
+		}
+	}
+	// The reference's X-TOKEN-ID is the connector id of one project, and
+	// an SMS runs in its connector's project whatever the scenario says:
+	// the one sms_connector_id sends the SMS probes of all agents but one
+	// to another agent. Said before the run, since a platform that names
+	// no project in its answer leaves them to fail as the agent's.
+	for _, p := range first[min(1, len(first)):] {
+		ds = ds.Append(diag.Diagnostic{Severity: diag.Warning, Pos: p.pos,
+			Message: fmt.Sprintf("SMS probe of agent %s, while the SMS probes of agent %s (%s) send the same sms_connector_id of target %q: a connector id is one project's, and an SMS runs in its connector's project, so the SMS probes of all but one of these agents text as another agent",
+				p.agent, first[0].agent, first[0].pos, t.Name),
+			Hint: "run each agent's SMS probes against a target whose sms_connector_id is that agent's connector: a target per agent in agenttest.yaml, chosen with --target, and --tags to split the probes; docs/confirmations.md, section probe:"})
 	}
 	return ds
 }
@@ -519,6 +552,7 @@ func fromPlatform(err error) bool {
 // the gate.
 func confirmRunOptions(ro *runner.Options, c *confirmOptions, t *config.Target, client *platform.Client, rcv *receiver) {
 	ro.Records = client
+	ro.ConfirmTimeout = c.confirmTimeout
 	if rcv != nil {
 		ro.Webhooks, ro.Setup = rcv.webhooks, rcv.calls
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/platformtest"
+	"github.com/agenttest/agenttest/internal/runner"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
 )
@@ -106,7 +107,7 @@ func TestWebhookURLProblems(t *testing.T) {
 		"hooks.example.com/agenttest":         true,
 		"https://user:hunter2-password@/":     true,
 	} {
-		c := confirmOptions{webhookURL: url}
+		c := confirmOptions{webhookURL: url, confirmTimeout: runner.DefaultConfirmTimeout}
 		got := strings.Join(c.problems(), "\n")
 		if (got != "") != refused || (refused && !strings.Contains(got, "must be an absolute http(s) URL")) || strings.Contains(got, "hunter2") {
 			t.Errorf("%s: problems %q, want refused: %t, no password", url, got, refused)

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
@@ -526,5 +527,109 @@ func TestEmbeddedSimulatorTakesOnlyItsCallToken(t *testing.T) {
 		if accepted && err != nil || !accepted && !platform.IsAuth(err) {
 			t.Errorf("call token %q: %v; want accepted: %t", token, err, accepted)
 		}
+	}
+}
+
+// TestSMSConnectorSharedByAgents: the SMS probes of two agents through a
+// target's one sms_connector_id, the connector of one project: the
+// probes of the second text as the first (an SMS runs in its connector's
+// project). Warned of before the run, at the second agent's first probe,
+// naming the first's; the run goes on, and the platform's answer errors
+// the probe it names another project for. The probes of one agent are
+// not warned of.
+func TestSMSConnectorSharedByAgents(t *testing.T) {
+	t.Parallel()
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	const warning = `suites/probes.yaml:9:13: warning: SMS probe of agent restaurant, while the SMS probes of agent clinic (suites/probes.yaml:5:13) send the same sms_connector_id of target "t": a connector id is one project's, and an SMS runs in its connector's project, so the SMS probes of all but one of these agents text as another agent`
+	probe := func(name, agent string) string {
+		return "  - name: " + name + "\n    agent: " + agent + "\n" +
+			`    probe: {sms: {to: "+447700900002", message: "Reply YES to confirm"}}` + "\n    confirm: {conversation: {channel: SMS}}\n"
+	}
+	target := "default_target: t\ntargets:\n  t:\n    build_url: " + s.BuildURL + "\n    runtime_url: " + s.RuntimeURL +
+		"\n    account_id: " + s.AccountID + "\n    agent_id: clinic\n    build_key: ${env:BK}\n    runtime_key: ${env:RK}\n" +
+		"    sms_connector_id: " + s.Info.ConnectorIDs["clinic"]["sandbox"] + "\n" +
+		"    probe_numbers: [\"+447700900002\"]\n"
+	env := map[string]string{"BK": s.BuildKey, "RK": s.RuntimeKey}
+	for _, tc := range []struct {
+		name   string
+		second string // the second probe's agent
+		// noConnector leaves sms_connector_id out of the target.
+		noConnector bool
+		code        int
+		warned      bool
+	}{
+		{name: "two agents", second: "restaurant", code: exitErrored, warned: true},
+		{name: "one agent", second: "clinic", code: exitOK},
+		// No connector is shared where there is none: each probe is
+		// refused, without a word of sharing.
+		{name: "two agents, no sms_connector_id", second: "restaurant", noConnector: true, code: exitUsage},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			suite := "suite: probes\nscenarios:\n" + probe("clinic texts", "clinic") + probe("second texts", tc.second)
+			config := target
+			if tc.noConnector {
+				config = strings.Replace(target, "    sms_connector_id: "+s.Info.ConnectorIDs["clinic"]["sandbox"]+"\n", "", 1)
+			}
+			dir := writeTree(t, map[string]string{"suites/probes.yaml": suite, "agenttest.yaml": config})
+			c := newCLI(t, dir, env, "run", "suites")
+			if code := c.run(t); code != tc.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, c.stdout, c.stderr)
+			}
+			if got := strings.Contains(c.stderr.String(), warning); got != tc.warned {
+				t.Errorf("warned %v, want %v: %q\nstderr:\n%s", got, tc.warned, warning, c.stderr)
+			}
+			if !tc.warned && strings.Contains(c.stderr.String(), "warning") {
+				t.Errorf("a warning of one agent's probes:\n%s", c.stderr)
+			}
+		})
+	}
+}
+
+// TestConfirmTimeout: the wait for what a confirmation reads is
+// --confirm-timeout (or the config's run: confirm_timeout), where it was
+// 30s whatever a platform that shows its records later needed. A record
+// never written is said not recorded within the wait given.
+func TestConfirmTimeout(t *testing.T) {
+	t.Parallel()
+	env := simBehind(t, sim.Options{Seed: 1}, nil, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/conversations/") {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusNotFound)
+				fmt.Fprint(w, `{"error_message":"conversation not found"}`)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	})
+	const suite = "suite: late\nagent: clinic\nscenarios:\n  - name: confirms\n    turns: [{say: I have chest pain}]\n    confirm: {conversation: {handoff: true}}\n"
+	for _, tc := range []struct {
+		name, config string
+		args         []string
+		code         int
+		want         string
+	}{
+		{name: "the default", code: exitErrored, want: "not recorded within the confirmation's wait of 30s"},
+		{name: "the flag", args: []string{"--confirm-timeout", "2m"}, code: exitErrored, want: "not recorded within the confirmation's wait of 2m0s"},
+		{name: "the config", config: "run:\n  confirm_timeout: 90s\n", code: exitErrored, want: "not recorded within the confirmation's wait of 1m30s"},
+		{name: "the flag over the config", config: "run:\n  confirm_timeout: 90s\n", args: []string{"--confirm-timeout", "45s"}, code: exitErrored,
+			want: "not recorded within the confirmation's wait of 45s"},
+		{name: "not positive", args: []string{"--confirm-timeout", "0s"}, code: exitUsage, want: "--confirm-timeout must be positive, got 0s"},
+		{name: "not positive in the config", config: "run:\n  confirm_timeout: -1s\n", code: exitUsage,
+			want: `confirm_timeout must be a positive duration such as 30s or 2m, not "-1s"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			files := map[string]string{"late.yaml": suite}
+			if tc.config != "" {
+				files["agenttest.yaml"] = tc.config
+			}
+			dir := writeTree(t, files)
+			c := newCLI(t, dir, env, append([]string{"run"}, append(tc.args, "late.yaml")...)...)
+			clk := fakeclock.New()
+			c.st.Now, c.st.Sleep, c.st.AfterFunc = clk.Now, clk.Sleep, clk.AfterFunc
+			c.expect(t, tc.code, tc.want)
+		})
 	}
 }

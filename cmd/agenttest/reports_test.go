@@ -249,7 +249,7 @@ func TestMergeCucumberEditedSuite(t *testing.T) {
 func TestMergeOutputsMatchRun(t *testing.T) {
 	t.Parallel()
 	outputs := []string{"--allow-empty", "--coverage-from", "--cucumber", "--github", "--html", "--json", "--junit", "--no-color", "-v, --verbose"}
-	running := []string{"--allow-live", "--confidence", "--config", "--env", "--fail-fast", "--gate-alerts", "--margin", "--max-reply-bytes",
+	running := []string{"--allow-live", "--confidence", "--config", "--confirm-timeout", "--env", "--fail-fast", "--gate-alerts", "--margin", "--max-reply-bytes",
 		"--name", "--parallel", "--pass-rate", "--rate", "--rate-wait", "--repeat", "--rerun-failed", "--retries", "--seed", "--shard",
 		"--sim", "--sim-agents", "--tags", "--target", "--turn-timeout", "--webhook-listen", "--webhook-secret", "--webhook-url"}
 	flagsOf := func(cmd string) []string {

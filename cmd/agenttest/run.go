@@ -472,9 +472,11 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		}
 		fmt.Fprintln(st.Stdout, embeddedLine(tgt, sim, cfg))
 	}
-	if d := slices.Concat(targetProblems(plan, tgt), missingWebhookReceiver(plan, tgt, o.webhookListen)); d.HasErrors() {
+	if d := slices.Concat(targetProblems(plan, tgt), missingWebhookReceiver(plan, tgt, o.webhookListen)); len(d) > 0 {
 		sources{st: st, cfg: cfg}.write(st.Stderr, d, false)
-		return reported(exitUsage)
+		if d.HasErrors() {
+			return reported(exitUsage)
+		}
 	}
 
 	red, err := commandRedactor(st, cfg, tgt, o.webhookSecret, o.webhookURL)

@@ -180,6 +180,9 @@ type RunDefaults struct {
 	Parallel    *int
 	Retries     *int
 	TurnTimeout *time.Duration
+	// ConfirmTimeout is the wait for what a confirmation or a probe
+	// reads (--confirm-timeout).
+	ConfirmTimeout *time.Duration
 	// JUnit, JSON and HTML are report paths, relative to the working
 	// directory.
 	JUnit string
@@ -194,7 +197,7 @@ var (
 	targetKeys = []string{"build_url", "runtime_url", "messaging_url", "messaging_host", "brand", "account_id", "agent_id", "env", "build_key", "runtime_key", "call_token",
 		"connector_token", "connectors", "webhook_listen", "webhook_url", "allow_live", "probe_numbers", "sms_connector_id", "allow_http", "max_reply_bytes",
 		"rate", "rate_wait"}
-	runKeys = []string{"parallel", "retries", "turn_timeout", "junit", "json", "html", "gate_alerts"}
+	runKeys = []string{"parallel", "retries", "turn_timeout", "confirm_timeout", "junit", "json", "html", "gate_alerts"}
 
 	envRefRe = regexp.MustCompile(`\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}`)
 	keyRefRe = regexp.MustCompile(`^\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}$`)
@@ -467,12 +470,16 @@ func (f *File) loadRun(path string, n *yaml.Node, diags diag.Diagnostics) diag.D
 			} else {
 				f.Run.Retries = &i
 			}
-		case "turn_timeout":
+		case "turn_timeout", "confirm_timeout":
 			d, err := time.ParseDuration(s)
 			if err != nil || d <= 0 {
-				return ds.Errorf(p, "turn_timeout must be a positive duration such as 30s or 2m, not %q", s)
+				return ds.Errorf(p, "%s must be a positive duration such as 30s or 2m, not %q", k.Value, s)
 			}
-			f.Run.TurnTimeout = &d
+			if k.Value == "turn_timeout" {
+				f.Run.TurnTimeout = &d
+			} else {
+				f.Run.ConfirmTimeout = &d
+			}
 		case "gate_alerts":
 			b, err := strconv.ParseBool(s)
 			if err != nil {

@@ -210,7 +210,7 @@ func TestLoadProblems(t *testing.T) {
 				`c.yaml:4:5: "env" is given twice (first at line 3)`,
 				`c.yaml:5:6: target "b" must be a mapping with keys build_url, runtime_url, messaging_url, messaging_host, brand, account_id, agent_id, env, build_key, runtime_key, call_token, connector_token, connectors, webhook_listen, webhook_url, allow_live, probe_numbers, sms_connector_id, allow_http, max_reply_bytes, rate, rate_wait`,
 				`c.yaml:6:3: target "a" is defined twice`,
-				`c.yaml:7:6: run must be a mapping with keys parallel, retries, turn_timeout, junit, json, html, gate_alerts`,
+				`c.yaml:7:6: run must be a mapping with keys parallel, retries, turn_timeout, confirm_timeout, junit, json, html, gate_alerts`,
 			},
 		},
 		// Syntax errors are explained as in suites (internal/yamlerr): at

@@ -480,6 +480,16 @@ type wireConversation struct {
 	Turns              []wireConvTurn `json:"turns"`
 }
 
+// whitelisted reports whether the record holds exactly the members v1's
+// field whitelisting keeps (id, started_at, account_id, project_id).
+func (w *wireConversation) whitelisted() bool {
+	kept := w.ID.Set && w.AccountID.Set && w.ProjectID.Set && w.StartedAt.Set
+	other := w.VariantID.Set || w.VariantName.Set || w.Environment.Set || w.Channel.Set || w.FromNumber.Set || w.ToNumber.Set ||
+		w.InProgress.Set || w.NumTurns.Set || w.TotalDuration.Set || w.VendorDuration.Set || w.Handoff.Set || w.HandoffReason.Set ||
+		w.HandoffDestination.Set || w.NumSilences.Set || w.NumOOD.Set || w.Metrics != nil || w.State.Set || w.Turns != nil
+	return kept && !other
+}
+
 type wireConvTurn struct {
 	UserInput            jString               `json:"user_input"`
 	UserInputDTMF        jString               `json:"user_input_dtmf"`
@@ -518,6 +528,11 @@ func (w *wireConversation) convert(v1 bool) (reply.Conversation, error) {
 		where = "conversation " + strconv.Quote(w.ID.V)
 	}
 	if err := required(where, req); err != nil {
+		if !v1 && w.whitelisted() {
+			// The record is what v1 sends with field whitelisting on:
+			// the project's setting, not a record cut short at random.
+			err = fmt.Errorf("%w: it holds only id, account_id, project_id and started_at, the fields the reference's v1 keeps when the project's field whitelisting is on, where a v3 record holds every required field (check the project's field whitelisting)", err)
+		}
 		return reply.Conversation{}, err
 	}
 	if w.ID.V == "" {

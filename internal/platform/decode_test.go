@@ -10,6 +10,7 @@ import (
 	"math/bits"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -219,13 +220,24 @@ func TestDecodeList(t *testing.T) {
 		wantCursor string
 		wantOffset int // -1: none
 		wantErr    string
+		notErr     string // not in the error
 	}{
 		{name: "cursor page", body: `{"conversations":[` + conv + `,` + conv + `],"cursor":"abc"}`, wantN: 2, wantCursor: "abc", wantOffset: -1},
 		{name: "last page", body: `{"conversations":[],"cursor":null}`, wantOffset: -1},
 		{name: "offset page", body: `{"conversations":[` + conv + `],"next_offset":"5"}`, wantN: 1, wantOffset: 5},
 		{name: "null list", body: `{"conversations":null}`, wantOffset: -1},
 		{name: "v1 whitelisted", v1: true, body: `{"conversations":[{"id":"c1","account_id":"a","project_id":"p","started_at":"2026-03-02T10:00:00Z"}],"descriptions":{"conversations":{"id":"conversation id"}},"next_offset":1}`, wantN: 1, wantOffset: 1},
-		{name: "v3 needs more than the whitelist", body: `{"conversations":[{"id":"c1","account_id":"a","project_id":"p","started_at":"2026-03-02T10:00:00Z"}]}`, wantErr: `conversations[0]: conversation "c1": missing required fields "environment", "channel", "in_progress"`},
+		// A v3 record cut to v1's whitelist is the project's field
+		// whitelisting, and said so.
+		{name: "v3 needs more than the whitelist", body: `{"conversations":[{"id":"c1","account_id":"a","project_id":"p","started_at":"2026-03-02T10:00:00Z"}]}`,
+			wantErr: `conversations[0]: conversation "c1": missing required fields "environment", "channel", "in_progress": it holds only id, account_id, project_id and started_at, the fields the reference's v1 keeps when the project's field whitelisting is on`},
+		// Any other member than the four is no whitelisting: no hint.
+		{name: "v3 missing fields beside others", body: `{"conversations":[{"id":"c1","account_id":"a","project_id":"p","started_at":"2026-03-02T10:00:00Z","to_number":"+447700900001"}]}`,
+			wantErr: `conversations[0]: conversation "c1": missing required fields "environment", "channel", "in_progress"`, notErr: "whitelisting"},
+		{name: "v3 without the whitelist's id either", body: `{"conversations":[{"account_id":"a","project_id":"p","started_at":"2026-03-02T10:00:00Z"}]}`,
+			wantErr: `conversations[0]: missing required fields "id", "environment", "channel", "in_progress"`, notErr: "whitelisting"},
+		{name: "v1 whitelisted with a null", v1: true, body: `{"conversations":[{"id":"c1","account_id":"a","project_id":"p","started_at":null}]}`,
+			wantErr: `conversations[0]: conversation "c1": required field "started_at" is null`, notErr: "whitelisting"},
 		{name: "next_offset 0 is the end", body: `{"conversations":[` + conv + `],"next_offset":0}`, wantN: 1, wantOffset: -1},
 		{name: "an empty id", body: `{"conversations":[` + strings.Replace(conv, `"id":"c1"`, `"id":""`, 1) + `]}`, wantErr: `conversations[0]: field "id" is empty`},
 		{name: "no conversations", body: `{"cursor":null}`, wantErr: `missing required field "conversations"`},
@@ -239,6 +251,9 @@ func TestDecodeList(t *testing.T) {
 				page, err = c.ListConversationsV1(context.Background(), "p", ListQuery{})
 			} else {
 				page, err = c.ListConversations(context.Background(), "p", ListQuery{})
+			}
+			if tc.notErr != "" && err != nil && strings.Contains(err.Error(), tc.notErr) {
+				t.Fatalf("err = %v, want nothing of %q", err, tc.notErr)
 			}
 			if erredAsWanted(t, err, tc.wantErr) {
 				return
@@ -762,5 +777,58 @@ func TestStringEnd(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestWhitelistHint: a v3 record that holds v1's whitelist (id,
+// account_id, project_id, started_at) and nothing else is said to be the
+// project's field whitelisting; one that lacks a member of the whitelist,
+// or holds any other member of the summary, is a record cut short some
+// other way, and is not.
+func TestWhitelistHint(t *testing.T) {
+	t.Parallel()
+	f := &fixed{status: 200}
+	c := serveFixed(t, f)
+	kept := map[string]string{"id": `"c1"`, "account_id": `"a"`, "project_id": `"p"`, "started_at": `"2026-03-02T10:00:00Z"`}
+	others := map[string]string{"variant_id": `"v"`, "variant_name": `"n"`, "environment": `"live"`, "channel": `"SMS"`,
+		"from_number": `"+447700900001"`, "to_number": `"+447700900002"`, "in_progress": `true`, "num_turns": `1`,
+		"total_duration": `1`, "vendor_duration": `1`, "handoff": `false`, "handoff_reason": `""`, "handoff_destination": `""`,
+		"num_silences": `0`, "num_ood": `0`, "metrics": `{}`, "state": `{}`, "turns": `[]`}
+	body := func(members map[string]string) string {
+		var parts []string
+		for k, v := range members {
+			parts = append(parts, strconv.Quote(k)+":"+v)
+		}
+		return `{"conversations":[{` + strings.Join(parts, ",") + `}]}`
+	}
+	read := func(t *testing.T, members map[string]string) string {
+		t.Helper()
+		f.set(body(members), nil)
+		_, err := c.ListConversations(context.Background(), "p", ListQuery{})
+		if err == nil {
+			t.Fatal("read, want an error: required members are missing")
+		}
+		return err.Error()
+	}
+	if msg := read(t, kept); !strings.Contains(msg, "the project's field whitelisting is on") {
+		t.Fatalf("err = %s, want the whitelisting said", msg)
+	}
+	for name := range kept {
+		t.Run("without "+name, func(t *testing.T) {
+			m := maps.Clone(kept)
+			delete(m, name)
+			if msg := read(t, m); strings.Contains(msg, "whitelisting") {
+				t.Errorf("err = %s, want no whitelisting said", msg)
+			}
+		})
+	}
+	for name, v := range others {
+		t.Run("with "+name, func(t *testing.T) {
+			m := maps.Clone(kept)
+			m[name] = v
+			if msg := read(t, m); strings.Contains(msg, "whitelisting") {
+				t.Errorf("err = %s, want no whitelisting said", msg)
+			}
+		})
 	}
 }

@@ -125,6 +125,16 @@ func (s *Session) confirm(c *assert.Confirm, convID string, waitEnded bool) (ok,
 		if conv != nil {
 			s.recordRead, s.recordEnded = convID, waitEnded || !conv.InProgress
 		}
+		// The conversation an SMS probe's platform named began before
+		// the SMS (and its clock skew): the SMS went to a session still
+		// open, whose earlier messages the checks would judge.
+		if conv != nil && s.smsRec != nil && conv.StartedAt.Before(s.smsSent.Add(-probeWindow)) {
+			convRec.Summary += " (began before the SMS)"
+			s.smsRec.Held = false
+			s.errored(continuedSession(c.Pos, "SMS to "+s.smsRec.Subject, fmt.Sprintf("the platform put it in conversation %s, which began at %s, before the SMS was sent at %s",
+				convID, conv.StartedAt.UTC().Format(time.RFC3339), s.smsSent.UTC().Format(time.RFC3339))))
+			return false, false
+		}
 	}
 	if cc := c.Conversation; conv != nil && cc != nil && cc.Turns != nil && len(conv.Turns) == 0 && conv.NumTurns > 0 {
 		// The record hides its transcript (the project's transcript

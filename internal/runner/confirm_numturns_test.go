@@ -1,7 +1,7 @@
 package runner
 
 import (
-	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -40,8 +40,13 @@ func TestConfirmUncountedTurns(t *testing.T) {
 			t.Parallel()
 			rec := strings.Replace(record("conv-1", "+447700900002", "SMS", started, true, false, ""), `"num_turns":1,`, tc.numTurns, 1)
 			rec = strings.TrimSuffix(rec, "}") + tc.turns + `}`
-			h := &hostileRuntime{smsStatus: http.StatusOK, smsBody: `{"conversation_id":"conv-1"}`,
-				list: func(int) []string { return nil }, get: func(string) *string { return &rec }}
+			// Each attempt's SMS opens a conversation of its own: conv-1,
+			// then conv-2 for the retry.
+			h := &hostileRuntime{smsAnswer: newConversations,
+				list: func(int) []string { return nil }, get: func(id string) *string {
+					r := strings.Replace(rec, `"conv-1"`, strconv.Quote(id), 1)
+					return &r
+				}}
 			confirm := "    confirm: {conversation: " + tc.check + "}"
 			// Retried as the platform's errors are: a fresh session
 			// may meet a record that counts its turns.
@@ -57,7 +62,7 @@ scenarios:
 			a := c.Last()
 			switch tc.want {
 			case result.Errored:
-				const want = "confirm: read conversation conv-1: the record lists turns (1) but its num_turns is 0 or left out: the platform's record contradicts itself, and the num_turns check cannot be confirmed on it"
+				const want = "confirm: read conversation conv-2: the record lists turns (1) but its num_turns is 0 or left out: the platform's record contradicts itself, and the num_turns check cannot be confirmed on it"
 				// At the num_turns check, not at the conversation:.
 				col := strings.Index(confirm, "num_turns") + 1
 				if a.Error.Kind != result.KindHTTP || a.Error.Pos.Line != 6 || a.Error.Pos.Col != col || a.Error.Message != want {

@@ -43,18 +43,23 @@ func TestConfirmationUnreadable(t *testing.T) {
 		want            string // in the error, or the failure with the unread line
 	}
 	run := func(t *testing.T, tc testCase) {
-		h := &hostileRuntime{smsStatus: http.StatusOK, smsBody: `{"conversation_id":"conv-1"}`,
+		// Each attempt's SMS opens a conversation of its own: conv-1,
+		// then conv-2 for a retry.
+		h := &hostileRuntime{smsAnswer: newConversations,
 			list: func(int) []string { return nil }, getAnswer: tc.get, handoff: tc.handoff}
+		own := func() string { return "conv-" + strconv.Itoa(h.smsSends) }
 		if h.getAnswer == nil {
-			h.getAnswer = func(int) (int, string) { return http.StatusOK, rec }
+			h.getAnswer = func(int) (int, string) {
+				return http.StatusOK, strings.Replace(rec, `"conv-1"`, strconv.Quote(own()), 1)
+			}
 		}
 		if h.handoff == nil {
 			// Read by the conversation's id alone.
 			h.handoff = func(q url.Values) (int, string) {
-				if q.Get("id") != "conv-1" || q.Has("shared_id") {
+				if q.Get("id") != own() || q.Has("shared_id") {
 					return http.StatusBadRequest, `{"error_message":"unexpected query ` + q.Encode() + `"}`
 				}
-				return http.StatusOK, `{"id":"conv-1","data":{"reason":"x"}}`
+				return http.StatusOK, `{"id":` + strconv.Quote(own()) + `,"data":{"reason":"x"}}`
 			}
 		}
 		src := smsConfirm(tc.confirm)
@@ -140,7 +145,7 @@ func TestConfirmationUnreadable(t *testing.T) {
 		{name: "record member of the wrong type", confirm: record, get: func(int) (int, string) { return http.StatusOK, `{"id":"conv-1","in_progress":"yes"}` },
 			status: result.Errored, kind: result.KindHTTP, want: "in_progress"},
 		{name: "record 429 past the budget", confirm: record, get: func(int) (int, string) { return http.StatusTooManyRequests, `{"error_message":"slow down"}` },
-			status: result.Errored, kind: result.KindRateLimited, want: "confirm: read conversation conv-1: rate limited: "},
+			status: result.Errored, kind: result.KindRateLimited, want: "confirm: read conversation conv-2: rate limited: "},
 		{name: "record 401", confirm: record, get: func(int) (int, string) { return http.StatusUnauthorized, `{"error_message":"bad key"}` },
 			status: result.Errored, kind: result.KindHTTP, want: "confirm: read conversation conv-1: "},
 		{name: "not recorded, then 500", confirm: record, get: func(n int) (int, string) {
@@ -180,7 +185,7 @@ func TestConfirmationUnreadable(t *testing.T) {
 			status: result.Errored, kind: result.KindRateLimited, want: "past the wait budget"},
 		{name: "channel wrong, then handoff state 500", confirm: `{conversation: {channel: VOICE}, handoff_state: {data: {reason: x}}}`,
 			handoff: func(url.Values) (int, string) { return http.StatusInternalServerError, `{"error_message":"boom"}` },
-			status:  result.Failed, want: "confirm: read handoff state of conv-1: "},
+			status:  result.Failed, want: "confirm: read handoff state of conv-2: "},
 	} {
 		t.Run(tc.name, func(t *testing.T) { t.Parallel(); run(t, tc) })
 	}

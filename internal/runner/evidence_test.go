@@ -243,7 +243,9 @@ func TestDeploymentNotReadAfterAStop(t *testing.T) {
 // not end the run in runHostile's minute.
 func TestRunReadsNeverAnswered(t *testing.T) {
 	t.Parallel()
-	rec := record("conv-1", "+447700900002", "SMS", fakeclock.Start, true, false, "")
+	// The deployment's read, held, moves the clock an hour before the
+	// SMS opens its conversation.
+	rec := record("conv-1", "+447700900002", "SMS", fakeclock.Start.Add(time.Hour), true, false, "")
 	h := &hostileRuntime{smsStatus: http.StatusOK, smsBody: `{"conversation_id":"conv-1"}`,
 		list: func(int) []string { return nil }, get: func(string) *string { return &rec },
 		hang: func(r *http.Request, probed bool) bool {

@@ -3,6 +3,7 @@ package runner
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -159,9 +160,20 @@ func (s *Session) awaitCall(pc *placedCall, pos diag.Pos, expect string, expectP
 	defer s.releaseLine()
 	if pc.status == nil {
 		var st *platform.CallStatus
+		// absent is the last answer that the status is not known (the
+		// platform's own 404, not the client's word of the 2h it keeps
+		// a status after a call ends).
+		var absent *platform.APIError
 		err := s.pollFor(within, func(ctx context.Context) (bool, error) {
 			rec.Reads++
 			got, err := s.opts.Records.CallStatus(ctx, pc.sid)
+			if platform.IsNotFound(err) {
+				// Not shown yet, as a record may lag (or forgotten,
+				// which the platform does about 2h after the call
+				// ends, far past within:): read again.
+				errors.As(err, &absent)
+				return false, nil
+			}
 			if err != nil {
 				return false, err
 			}
@@ -171,6 +183,16 @@ func (s *Session) awaitCall(pc *placedCall, pos diag.Pos, expect string, expectP
 		if err != nil {
 			rec.Summary = "status unknown"
 			return false, s.platformFailed(pos, "probe: read status of call "+pc.sid, err)
+		}
+		if st == nil {
+			// Every read answered 404: the platform gave a sid for the
+			// call and never a status of it, its error, whatever the
+			// call did.
+			rec.Summary = "no status"
+			s.errored(&result.Error{Pos: pos, Kind: result.KindTimeout, Message: prefixed(s.stepText, fmt.Sprintf(
+				"probe: call %s to %s: the platform gave no status of it within %s (%d reads; the last answered %v): it placed the call and never showed its status, its error, not the agent's",
+				pc.sid, pc.to, within, rec.Reads, absent))})
+			return false, true
 		}
 		last := reply.CallQueued
 		if st != nil {
@@ -237,7 +259,7 @@ func (s *Session) awaitCall(pc *placedCall, pos diag.Pos, expect string, expectP
 		// A conversation whose call_sid names another call is not this
 		// call's, whatever its number.
 		var found bool
-		convID, found, retry = s.findConversation(pos, "call "+pc.sid, "", callChannels, pc.started, pc.known, func(c *reply.Conversation) int {
+		convID, found, retry = s.findConversation(pos, rec, "call "+pc.sid, "", callChannels, pc.started, pc.known, func(c *reply.Conversation) int {
 			if sid, _ := c.State["call_sid"].(string); sid == pc.sid {
 				return 2
 			} else if sid != "" {
@@ -340,8 +362,32 @@ func (s *Session) probeSMS(pos diag.Pos, sp *steps.SMSProbe) (convID string, ok,
 		return "", false, false
 	}
 	convID = res.ConversationID
+	if convID != "" {
+		// The reference: the SMS "opens a new conversation session".
+		// One that names a conversation listed before it was sent, or
+		// one a probe of the run confirmed, continued an SMS session
+		// still open with the number (a session lasts a day after its
+		// last message): its record holds earlier messages.
+		since := ""
+		switch {
+		case known.ids[convID]:
+			since = "listed before the SMS was sent"
+		case s.opts.lines.isClaimed(convID):
+			since = "the conversation of an earlier probe of the run"
+		}
+		if since != "" {
+			// Lost on the line all the same: should the platform
+			// open a conversation of its own for it after all, no
+			// later probe takes that for its own.
+			rec.Held = false
+			rec.Summary += ", conversation " + convID + " (" + since + ")"
+			s.errored(continuedSession(sp.Pos, "SMS to "+to, "the platform put it in conversation "+convID+", "+since))
+			return "", false, false
+		}
+		s.smsSent, s.smsRec = started, rec
+	}
 	if convID == "" {
-		convID, ok, retry = s.findConversation(pos, "SMS to "+to, msg, nil, started, known, func(c *reply.Conversation) int {
+		convID, ok, retry = s.findConversation(pos, rec, "SMS to "+to, msg, nil, started, known, func(c *reply.Conversation) int {
 			if sameNumber(c.ToNumber, to) || sameNumber(c.FromNumber, to) {
 				return 1
 			}
@@ -356,6 +402,18 @@ func (s *Session) probeSMS(pos diag.Pos, sp *steps.SMSProbe) (convID string, ok,
 	s.a.ConversationID = convID
 	rec.Summary += ", conversation " + convID
 	return convID, true, false
+}
+
+// continuedSession is the error of an SMS probe (what: "SMS to NUMBER")
+// whose conversation began before the SMS (lead says how that is known):
+// the SMS continued a session still open with the number, so the record
+// holds earlier messages, and its checks would judge them. Not the
+// agent's, and not retried: every attempt would land in that session.
+func continuedSession(pos diag.Pos, what, lead string) *result.Error {
+	return &result.Error{Pos: pos, Kind: result.KindConfig, Message: fmt.Sprintf(
+		"probe: %s: %s: an SMS to a number whose SMS session is still open continues that session, so its record holds earlier messages and is not the probe's to confirm "+
+			"(the reference: a session stays open a day after its last message, and ends 10 minutes after the platform's warning goes unanswered); text a number no SMS session holds, one per SMS probe, listed in probe_numbers",
+		what, lead)}
 }
 
 // elsewhere says where a probe's conversation went when the platform's
@@ -463,14 +521,17 @@ func (s *Session) listedBefore(channels []string, since time.Time) priorList {
 // the probe's outcome cannot be confirmed, and that is an error of the
 // platform (which named neither), never a pass nor the agent's failure.
 // Within a run, the probes to one number take turns (probeLines), so the
-// other is a call or an SMS to the number from outside the run.
-func (s *Session) findConversation(pos diag.Pos, what, own string, channels []string, since time.Time, known priorList, score func(*reply.Conversation) int) (id string, ok, retry bool) {
+// other is a call or an SMS to the number from outside the run. Each read
+// of the list counts on rec, the probe's line, whose reads and time the
+// reports show: how long the platform took to list the conversation.
+func (s *Session) findConversation(pos diag.Pos, rec *result.Confirmation, what, own string, channels []string, since time.Time, known priorList, score func(*reply.Conversation) int) (id string, ok, retry bool) {
 	if known.err != nil {
 		return "", false, s.platformFailed(pos, "probe: list the conversations before the "+what, known.err)
 	}
 	q := s.probeQuery(channels, since)
 	var ids []string
 	err := s.poll(func(ctx context.Context) (bool, error) {
+		rec.Reads++
 		best := 0
 		ids = ids[:0]
 		err := s.listConversations(ctx, q, func(c *reply.Conversation) {
@@ -498,6 +559,16 @@ func (s *Session) findConversation(pos diag.Pos, what, own string, channels []st
 	}
 	switch len(ids) {
 	case 0:
+		if own != "" {
+			// An SMS (own is its text) that opened nothing may have
+			// gone to the session still open with the number.
+			if c := s.openSession(since, known, score); c != nil {
+				s.errored(continuedSession(pos, what, fmt.Sprintf(
+					"the platform named no conversation, and none began after it was sent within %s, while conversation %s, begun at %s, is still open with the number",
+					s.opts.ConfirmTimeout, c.ID, c.StartedAt.UTC().Format(time.RFC3339))))
+				return "", false, false
+			}
+		}
 		s.fail(assert.Failure{Pos: pos, Key: "probe.conversation",
 			Message:  fmt.Sprintf("no conversation of %s was recorded within %s", what, s.opts.ConfirmTimeout),
 			Expected: "a conversation", Actual: "none"})
@@ -510,6 +581,34 @@ func (s *Session) findConversation(pos diag.Pos, what, own string, channels []st
 			"another call or SMS to this number, from outside the run, overlapped the probe, so its outcome cannot be confirmed",
 		what, len(ids), strings.Join(ids, ", "))})
 	return "", false, true
+}
+
+// openSession is the latest conversation in progress that score matches
+// and that is not a probe's own: one listed before it, one a probe of
+// the run made its own, or one begun before its window (since, less
+// probeWindow). It is the SMS session an SMS to the number may have
+// continued. nil when there is none, or the list cannot be read (the
+// probe then fails as it would have).
+func (s *Session) openSession(since time.Time, known priorList, score func(*reply.Conversation) int) *reply.Conversation {
+	open := true
+	q := platform.ListQuery{ClientEnv: s.c.Env, InProgress: &open, Limit: listPageSize}
+	var latest *reply.Conversation
+	ctx, cancel := withTimeout(s.ctx, s.opts.TurnTimeout, s.opts)
+	defer cancel()
+	err := s.listConversations(ctx, q, func(c *reply.Conversation) {
+		earlier := known.ids[c.ID] || s.opts.lines.isClaimed(c.ID) || c.StartedAt.Before(since.Add(-probeWindow))
+		if !c.InProgress || !earlier || score(c) == 0 {
+			return
+		}
+		if latest == nil || c.StartedAt.After(latest.StartedAt) {
+			cp := *c
+			latest = &cp
+		}
+	})
+	if err != nil {
+		return nil
+	}
+	return latest
 }
 
 // takeLine waits for the line of the probe's number (probeLines),

@@ -25,11 +25,16 @@ import (
 // the client wait on fake clocks.
 type hostileRuntime struct {
 	mu sync.Mutex
-	// status answers the n-th read of call OUT-1's status (from 1).
+	// status answers the n-th read of call OUT-1's status (from 1); ""
+	// answers 404.
 	status func(n int) string
-	// sms answers the SMS send: status and body.
+	// sms answers the SMS send: status and body; smsAnswer, when set,
+	// answers the n-th send (from 1) instead, as a platform names a new
+	// conversation for each. smsSends counts the sends.
 	smsStatus int
 	smsBody   string
+	smsAnswer func(n int) (int, string)
+	smsSends  int
 	// callStatus, when set, answers the call's placement with it.
 	callStatus int
 	// callBody, when set, is the answer to the call's placement.
@@ -101,11 +106,22 @@ func (h *hostileRuntime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusInternalServerError)
 	case r.Method == http.MethodGet && p == "/v1/outbound-calling/OUT-1/status":
 		h.statusReads++
-		fmt.Fprint(w, h.status(h.statusReads))
+		body := h.status(h.statusReads)
+		if body == "" {
+			// Not known (yet, or any more).
+			w.WriteHeader(http.StatusNotFound)
+			body = `{"error_message":"call not found"}`
+		}
+		fmt.Fprint(w, body)
 	case r.Method == http.MethodPost && p == "/v1/outbound-sms":
 		h.probed = true
-		w.WriteHeader(h.smsStatus)
-		fmt.Fprint(w, h.smsBody)
+		h.smsSends++
+		status, body := h.smsStatus, h.smsBody
+		if h.smsAnswer != nil {
+			status, body = h.smsAnswer(h.smsSends)
+		}
+		w.WriteHeader(status)
+		fmt.Fprint(w, body)
 	case r.Method == http.MethodGet && p == "/v3/ws-abcd1234/p1/conversations" && h.listFails:
 		w.WriteHeader(http.StatusForbidden)
 		fmt.Fprint(w, `{"error_message":"the key has no right to list conversations"}`)
@@ -166,6 +182,12 @@ func (h *hostileRuntime) answer(w http.ResponseWriter, status int, body string) 
 	}
 	w.WriteHeader(status)
 	fmt.Fprint(w, body)
+}
+
+// newConversations answers the n-th SMS naming conversation conv-n, one of
+// its own, as the reference's send "opens a new conversation session".
+func newConversations(n int) (int, string) {
+	return http.StatusOK, `{"conversation_id":"conv-` + strconv.Itoa(n) + `"}`
 }
 
 // hostileClient is a client of the hostile runtime at url (build and
@@ -327,6 +349,17 @@ scenarios:
 			}
 			if c.Status != result.Failed || a.Failures[0].Key != "confirm.conversation.handoff" {
 				t.Errorf("%s, want failed on the own conversation's handoff%s", c.Status, describe(c))
+			}
+			// The probe's line counts the reads that waited for its
+			// conversation (the send, or the placing and the status,
+			// then two of the list), which its reports show beside the
+			// time they took.
+			want := 3
+			if tc.channel == "VOICE-SIP" {
+				want = 4
+			}
+			if line := a.Confirmations[0]; line.Reads != want {
+				t.Errorf("probe line %+v, want %d reads: its wait for the conversation unsaid", line, want)
 			}
 		})
 	}

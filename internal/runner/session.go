@@ -77,6 +77,12 @@ type Session struct {
 	// sent is the probe that called or texted on that line, while its
 	// conversation is not known.
 	sent *lostProbe
+	// smsSent is when the SMS probe whose conversation the platform
+	// named was sent, smsRec its line (its Subject the number): a
+	// record of it begun well before then is an earlier session's
+	// (continuedSession).
+	smsSent time.Time
+	smsRec  *result.Confirmation
 	// recordRead is the conversation whose record a confirmation of this
 	// attempt already read (waiting for its end when recordEnded): a
 	// feature's later handoff or webhook step need not wait for it again.
