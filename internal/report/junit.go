@@ -433,7 +433,12 @@ func buildCase(f *result.File, c *result.Case, r *result.Result) junitCase {
 	}
 
 	var body strings.Builder
-	d := detail{b: &body, st: fileStyle}
+	// The transcripts the body holds whole are not written again in
+	// system-out: Jenkins shows a failure's body (Stack Trace) and its
+	// system-out (Standard Output) one under the other, and GitLab joins
+	// them in one System output.
+	inBody := map[*result.Attempt]bool{}
+	d := detail{b: &body, st: fileStyle, whole: inBody}
 	if c.Repeat != nil {
 		d.line("", repeatLine(c.Repeat))
 	}
@@ -480,7 +485,7 @@ func buildCase(f *result.File, c *result.Case, r *result.Result) junitCase {
 		// The real outcome of a quarantined case, where CI shows output.
 		out.WriteString("\n" + body.String())
 	}
-	if a := c.Last(); a != nil && len(a.Turns) > 0 {
+	if a := c.Last(); a != nil && len(a.Turns) > 0 && !inBody[a] {
 		out.WriteString("\n")
 		d := detail{b: &out, st: fileStyle}
 		d.writeTranscript(a, -1, "")

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestJUnitTranscriptOnce: a CI server's test view shows a case's
+// transcript once. Jenkins shows a <failure> or <error> body (Stack
+// Trace) above its <system-out> (Standard Output), and GitLab joins them
+// in one System output, so system-out holds the properties alone when the
+// body holds the transcript; a passing case's system-out keeps it.
+func TestJUnitTranscriptOnce(t *testing.T) {
+	t.Parallel()
+	suite := "agent: restaurant\nscenarios:\n" +
+		"  - name: greets wrongly\n    greeting: {response: Good morning}\n" +
+		"  - name: greets\n    greeting: {response: {contains: Bella Tavola}}\n" +
+		"  - name: books\n    turns:\n      - say: I'd like to book a table\n        expect: {response: {contains: How many}}\n"
+	dir := writeTree(t, map[string]string{"suites/s.yaml": suite})
+	// Every turn times out on the platform: "books" errors on both of
+	// its attempts; the greetings are no turn.
+	env := map[string]string{simFlagsEnv: "--chat-timeout 1"}
+	newCLI(t, dir, env, "run", "suites", "--sim", "--retries", "1", "--junit", "r.xml").expect(t, exitFailed)
+	raw, err := os.ReadFile(filepath.Join(dir, "r.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Cases []struct {
+			Name    string `xml:"name,attr"`
+			Failure *struct {
+				Body string `xml:",chardata"`
+			} `xml:"failure"`
+			Error *struct {
+				Body string `xml:",chardata"`
+			} `xml:"error"`
+			SystemOut string `xml:"system-out"`
+		} `xml:"testsuite>testcase"`
+	}
+	if err := xml.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]struct{ body, out int }{
+		"greets wrongly": {1, 0},
+		"greets":         {0, 1},
+		"books":          {1, 0}, // the deciding attempt's; the first is one line
+	}
+	if len(doc.Cases) != len(want) {
+		t.Fatalf("%d testcases, want %d:\n%s", len(doc.Cases), len(want), raw)
+	}
+	for _, c := range doc.Cases {
+		body := ""
+		if c.Failure != nil {
+			body = c.Failure.Body
+		}
+		if c.Error != nil {
+			body = c.Error.Body
+		}
+		n := func(s string) int { return strings.Count(s, "transcript (conversation ") }
+		w := want[c.Name]
+		if n(body) != w.body || n(c.SystemOut) != w.out {
+			t.Errorf("%s: %d transcripts in the body and %d in system-out, want %d and %d:\n%s\n--- system-out\n%s",
+				c.Name, n(body), n(c.SystemOut), w.body, w.out, body, c.SystemOut)
+		}
+		if !strings.HasPrefix(c.SystemOut, "conversationId: conv-") {
+			t.Errorf("%s: system-out does not open with the properties:\n%s", c.Name, c.SystemOut)
+		}
+	}
+}
