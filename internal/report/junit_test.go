@@ -826,3 +826,26 @@ func TestJUnitTranscriptOnceInBody(t *testing.T) {
 		}
 	}
 }
+
+// TestJUnitErrorMessageWhose: an <error>'s message ends with whose fault
+// it is, as the Cucumber step's opens: Jenkins and the GitHub Actions
+// reporters show it as a failed test and do not read its type.
+func TestJUnitErrorMessageWhose(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		err  *result.Error
+		want string
+	}{
+		{&result.Error{Kind: result.KindTimeout, Message: "no reply within 10s"}, "timeout: no reply within 10s (" + erroredLine(result.KindTimeout) + ")"},
+		{&result.Error{Kind: result.KindNetwork, Message: "connection reset"}, "network: connection reset (errored, not failed: the network or the platform broke, not the agent; nothing was learnt about the agent)"},
+		{nil, "errored without a recorded cause (errored, not failed: the platform or the harness broke, not the agent; nothing was learnt about the agent)"},
+	} {
+		a := &result.Attempt{Number: 1, Status: result.Errored, Started: t0, Error: tc.err}
+		r := &result.Result{Started: t0, Target: result.Target{Name: "sim"}, Files: []*result.File{{Path: "a.yaml", Suite: "a",
+			Cases: []*result.Case{{Name: "books", Pos: pos("a.yaml", 3, 5), Status: result.Errored, Attempts: []*result.Attempt{a}}}}}}
+		c := junitOf(t, r).Suites[0].Cases[0]
+		if c.Error == nil || c.Error.Message != tc.want {
+			t.Errorf("error %+v, want message %q", c.Error, tc.want)
+		}
+	}
+}
