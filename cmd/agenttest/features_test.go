@@ -62,9 +62,14 @@ func TestRunMixedFilesOneJUnit(t *testing.T) {
 			if tc.File != s.File || tc.Line <= 0 {
 				t.Errorf("%s: testcase %q at %s:%d", s.File, tc.Name, tc.File, tc.Line)
 			}
-			// A probe scenario has no debug chat, so no transcript.
-			if !strings.Contains(tc.SystemOut, "transcript (conversation ") && !probes[fmt.Sprintf("%s:%d", tc.File, tc.Line)] {
-				t.Errorf("%s: testcase %q has no transcript:\n%s", s.File, tc.Name, tc.SystemOut)
+			// A probe scenario has no debug chat, so no transcript. A
+			// failed case's is in its failure, not again in system-out.
+			shown := tc.SystemOut
+			if tc.Failure != nil {
+				shown += tc.Failure.Body
+			}
+			if !strings.Contains(shown, "transcript (conversation ") && !probes[fmt.Sprintf("%s:%d", tc.File, tc.Line)] {
+				t.Errorf("%s: testcase %q has no transcript:\n%s", s.File, tc.Name, shown)
 			}
 			if tc.Failure != nil {
 				failure = tc.Failure.Message + "\n" + tc.Failure.Body

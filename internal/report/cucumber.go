@@ -303,8 +303,9 @@ func stepResults(c *result.Case, a *result.Attempt, steps []diag.Pos) []*message
 	return out
 }
 
-// erroredLine opens the message of a step an errored attempt fails.
-// Cucumber's statuses have no "errored": FAILED is the one status every
+// erroredLine says that an errored attempt is not the agent's failure,
+// and who broke: it opens the message of a step an errored attempt
+// fails, and ends a JUnit <error>'s message (errorMessage). Cucumber's statuses have no "errored": FAILED is the one status every
 // tool reading them knows and counts against the run (cucumber-json-
 // formatter's JSON has passed, failed, skipped, pending and undefined;
 // the Jenkins cucumber plugin and cucumber-html-reporter fail a build

@@ -177,6 +177,10 @@ type detail struct {
 	// maxRuns bounds the failed runs of a repeated case shown in full
 	// (the console's); 0 shows them all (the files').
 	maxRuns int
+	// whole, when not nil, records the attempts whose whole transcript
+	// was written (not cut at the turn that broke): JUnit's system-out
+	// does not write them again.
+	whole map[*result.Attempt]bool
 }
 
 // consoleRuns is the number of failed runs of a repeated case the console
@@ -365,10 +369,15 @@ func (d detail) writeTranscript(a *result.Attempt, upTo int, indent string) {
 	in := indent + "  "
 	var prev map[string]any
 	var opening *result.Turn
+	cut := false
 	for _, t := range a.Turns {
 		if t != nil && t.Index == 0 {
 			opening = t
 		}
+		cut = cut || t != nil && upTo >= 0 && t.Index > upTo
+	}
+	if d.whole != nil && !cut {
+		d.whole[a] = true
 	}
 	for _, t := range a.Turns {
 		if t == nil {

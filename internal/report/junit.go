@@ -32,7 +32,14 @@ import (
 //     infrastructure problem an <error type="KIND"> (network, timeout, http,
 //     ...), with the details, the steps not run after it (one line:
 //     "not run: turns 2-3, confirm (conversation)") and the transcript
-//     in plain text;
+//     in plain text; its message is the first failure's line, and an
+//     <error>'s ends with whose fault it is (errorMessage); the body
+//     opens with the message when the detail opens with earlier attempts
+//     (resultBody);
+//   - <system-out> holds the transcript of the last attempt only when the
+//     body does not hold it whole (a passing or flaky case's): Jenkins
+//     shows the body and system-out one under the other, GitLab joins
+//     them;
 //   - skipped cases are <skipped message="reason">; cases an interrupted
 //     run never reached are <skipped message="not run: run interrupted">,
 //     not errors: nothing went wrong with them, and CI should not count a
@@ -433,7 +440,12 @@ func buildCase(f *result.File, c *result.Case, r *result.Result) junitCase {
 	}
 
 	var body strings.Builder
-	d := detail{b: &body, st: fileStyle}
+	// The transcripts the body holds whole are not written again in
+	// system-out: Jenkins shows a failure's body (Stack Trace) and its
+	// system-out (Standard Output) one under the other, and GitLab joins
+	// them in one System output.
+	inBody := map[*result.Attempt]bool{}
+	d := detail{b: &body, st: fileStyle, whole: inBody}
 	if c.Repeat != nil {
 		d.line("", repeatLine(c.Repeat))
 	}
@@ -449,10 +461,11 @@ func buildCase(f *result.File, c *result.Case, r *result.Result) junitCase {
 		if c.Inconclusive() {
 			typ = result.DecisionInconclusive
 		}
+		msg := failureMessage(c, a)
 		tc.Failure = &junit.Result{
-			Message: xmlLine(failureMessage(c, a)),
+			Message: xmlLine(msg),
 			Type:    typ,
-			Data:    xmlText(body.String()),
+			Data:    xmlText(resultBody(c, a, msg, body.String())),
 		}
 	case c.Status == result.Errored:
 		a := c.Deciding()
@@ -461,10 +474,11 @@ func buildCase(f *result.File, c *result.Case, r *result.Result) junitCase {
 		if a != nil && a.Error != nil && a.Error.Kind != "" {
 			kind = a.Error.Kind
 		}
+		msg := errorMessage(c, a)
 		tc.Error = &junit.Result{
-			Message: xmlLine(errorMessage(c, a)),
+			Message: xmlLine(msg),
 			Type:    xmlLine(kind),
-			Data:    xmlText(body.String()),
+			Data:    xmlText(resultBody(c, a, msg, body.String())),
 		}
 	case c.Status == result.Skipped, c.Status == result.Pending:
 		// The console's note: a repeat cut off before a verdict says
@@ -480,7 +494,7 @@ func buildCase(f *result.File, c *result.Case, r *result.Result) junitCase {
 		// The real outcome of a quarantined case, where CI shows output.
 		out.WriteString("\n" + body.String())
 	}
-	if a := c.Last(); a != nil && len(a.Turns) > 0 {
+	if a := c.Last(); a != nil && len(a.Turns) > 0 && !inBody[a] {
 		out.WriteString("\n")
 		d := detail{b: &out, st: fileStyle}
 		d.writeTranscript(a, -1, "")
@@ -489,6 +503,18 @@ func buildCase(f *result.File, c *result.Case, r *result.Result) junitCase {
 		tc.SystemOut = &junit.Output{Data: xmlText(out.String())}
 	}
 	return tc
+}
+
+// resultBody is the text of a <failure> or <error>: the case's detail,
+// opened by msg, its message, when the detail opens with something else
+// than the deciding attempt's cause (a retried case's earlier attempts,
+// "attempt 1 of 2 failed: ..."). GitLab shows the body, never the
+// message, and the body is what a reader of any CI server reads first.
+func resultBody(c *result.Case, a *result.Attempt, msg, body string) string {
+	if c.Repeat == nil && a != nil && !strings.HasPrefix(body, attemptCause(a)+"\n") {
+		return msg + "\n" + body
+	}
+	return body
 }
 
 // caseProperties are the testcase properties: what a reader needs to find
@@ -544,12 +570,17 @@ func failureMessage(c *result.Case, a *result.Attempt) string {
 	return msg
 }
 
-// errorMessage is the message attribute of an <error>: the cause.
+// errorMessage is the message attribute of an <error>: the cause, then
+// whose fault it is (erroredLine). Jenkins' JUnit plugin, and the GitHub
+// Actions reporters (mikepenz/action-junit-report,
+// dorny/test-reporter), read an <error> as a <failure>, its type unread:
+// without it a timeout of the platform reads there as the agent's broken
+// expectation.
 func errorMessage(c *result.Case, a *result.Attempt) string {
 	if a == nil || a.Error == nil {
-		return "errored without a recorded cause"
+		return "errored without a recorded cause (" + erroredLine("") + ")"
 	}
-	return fileStyle.errorLine(a, a.Error)
+	return fileStyle.errorLine(a, a.Error) + " (" + erroredLine(a.Error.Kind) + ")"
 }
 
 // flakyAttempts renders the failed attempts of a case that passed in the

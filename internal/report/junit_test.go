@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agenttest/agenttest/internal/assert"
+	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/escape"
 	"github.com/agenttest/agenttest/internal/result"
 )
@@ -765,6 +766,86 @@ func TestJUnitControlText(t *testing.T) {
 			if raw(string(tok)) {
 				t.Errorf("text holds a raw control: %q", tok)
 			}
+		}
+	}
+}
+
+// TestJUnitTranscriptOnceInBody: system-out does not repeat a transcript
+// the <failure> body holds whole (Jenkins shows both, one under the
+// other; GitLab joins them); it keeps the whole one when the body's was
+// cut at the turn that broke and later turns were sent.
+func TestJUnitTranscriptOnceInBody(t *testing.T) {
+	t.Parallel()
+	turns := []*result.Turn{
+		exchange{index: 0, pos: pos("a.yaml", 4, 3), text: "Welcome!", conv: "conv-1", started: t0}.turn(),
+		exchange{index: 1, pos: pos("a.yaml", 5, 3), say: "a table", text: "For how many?", conv: "conv-1", started: t0}.turn(),
+		exchange{index: 2, pos: pos("a.yaml", 7, 3), say: "four", text: "Booked for five.", conv: "conv-1", started: t0}.turn(),
+	}
+	for _, tc := range []struct {
+		name    string
+		at      diag.Pos      // the failure's
+		err     *result.Error // instead of a failure
+		bodyHas []string
+		outHas  []string // in system-out's transcript; none when nil
+	}{
+		{name: "broke at the last turn", at: pos("a.yaml", 8, 9), bodyHas: []string{"> four"}},
+		{name: "broke before the last turn", at: pos("a.yaml", 6, 9), outHas: []string{"> a table", "> four", "< Booked for five."}},
+		// An error at no position shows the whole transcript in the body.
+		{name: "errored at no turn", err: &result.Error{Kind: result.KindNetwork, Message: "connection reset"}, bodyHas: []string{"> four"}},
+	} {
+		a := &result.Attempt{Number: 1, Status: result.Failed, ConversationID: "conv-1", Started: t0,
+			// A nil turn is skipped, wherever it is.
+			Turns: append(slices.Clone(turns), nil)}
+		if tc.err != nil {
+			a.Status, a.Error = result.Errored, tc.err
+		} else {
+			a.Failures = []assert.Failure{failure(tc.at, "response", "reply does not match", "x", "y", "")}
+		}
+		r := &result.Result{Started: t0, Target: result.Target{Name: "sim"}, Files: []*result.File{{Path: "a.yaml", Suite: "a",
+			Cases: []*result.Case{{Name: "books", Pos: pos("a.yaml", 3, 5), Status: a.Status, Attempts: []*result.Attempt{a}}}}}}
+		c := junitOf(t, r).Suites[0].Cases[0]
+		res := c.Failure
+		if tc.err != nil {
+			res = c.Error
+		}
+		if res == nil || strings.Count(res.Body, "transcript (conversation conv-1)") != 1 {
+			t.Fatalf("%s: failure %+v, error %+v", tc.name, c.Failure, c.Error)
+		}
+		for _, s := range tc.bodyHas {
+			if !strings.Contains(res.Body, s) {
+				t.Errorf("%s: body lacks %q:\n%s", tc.name, s, res.Body)
+			}
+		}
+		if got := strings.Contains(c.SystemOut, "transcript ("); got != (tc.outHas != nil) {
+			t.Errorf("%s: system-out has a transcript: %v, want %v:\n%s", tc.name, got, tc.outHas != nil, c.SystemOut)
+		}
+		for _, s := range tc.outHas {
+			if !strings.Contains(c.SystemOut, s) {
+				t.Errorf("%s: system-out lacks %q:\n%s", tc.name, s, c.SystemOut)
+			}
+		}
+	}
+}
+
+// TestJUnitErrorMessageWhose: an <error>'s message ends with whose fault
+// it is, as the Cucumber step's opens: Jenkins and the GitHub Actions
+// reporters show it as a failed test and do not read its type.
+func TestJUnitErrorMessageWhose(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		err  *result.Error
+		want string
+	}{
+		{&result.Error{Kind: result.KindTimeout, Message: "no reply within 10s"}, "timeout: no reply within 10s (" + erroredLine(result.KindTimeout) + ")"},
+		{&result.Error{Kind: result.KindNetwork, Message: "connection reset"}, "network: connection reset (errored, not failed: the network or the platform broke, not the agent; nothing was learnt about the agent)"},
+		{nil, "errored without a recorded cause (errored, not failed: the platform or the harness broke, not the agent; nothing was learnt about the agent)"},
+	} {
+		a := &result.Attempt{Number: 1, Status: result.Errored, Started: t0, Error: tc.err}
+		r := &result.Result{Started: t0, Target: result.Target{Name: "sim"}, Files: []*result.File{{Path: "a.yaml", Suite: "a",
+			Cases: []*result.Case{{Name: "books", Pos: pos("a.yaml", 3, 5), Status: result.Errored, Attempts: []*result.Attempt{a}}}}}}
+		c := junitOf(t, r).Suites[0].Cases[0]
+		if c.Error == nil || c.Error.Message != tc.want {
+			t.Errorf("error %+v, want message %q", c.Error, tc.want)
 		}
 	}
 }
