@@ -305,8 +305,9 @@ func stepResults(c *result.Case, a *result.Attempt, steps []diag.Pos) []*message
 
 // erroredLine says that an errored attempt is not the agent's failure,
 // and who broke: it opens the message of a step an errored attempt
-// fails, and ends a JUnit <error>'s message (errorMessage). Cucumber's statuses have no "errored": FAILED is the one status every
-// tool reading them knows and counts against the run (cucumber-json-
+// fails, and ends a JUnit <error>'s message (errorMessage). Cucumber's
+// statuses have no "errored": FAILED is the one status every tool
+// reading them knows and counts against the run (cucumber-json-
 // formatter's JSON has passed, failed, skipped, pending and undefined;
 // the Jenkins cucumber plugin and cucumber-html-reporter fail a build
 // on failed alone, unless told to fail on pending or undefined, and
