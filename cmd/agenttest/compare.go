@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 
 	"github.com/agenttest/agenttest/internal/compare"
 	"github.com/agenttest/agenttest/internal/config"
+	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/report"
@@ -81,6 +83,14 @@ on the target). Each side reads its deployments before and after, as run
 does; a deployment that changes during a side's run errors the
 comparison.
 
+Each side runs its scenarios as run does: --parallel, --retries,
+--turn-timeout and --confirm-timeout (or their keys in the config's run:
+section) and the statistical flags apply to each, and what run warns of
+before it starts (SMS probes of several agents through one
+sms_connector_id, node names the agent served by the embedded simulator
+lacks) is warned of for each side, once when both sides would say the
+same. Each side's target gives its max_reply_bytes, rate and rate_wait.
+
 With --rerun-failed REPORT the sides run only that report's failed and
 errored cases, and those its run left unrun (interrupted or stopped
 early); the comparison records it (rerun: {of, failed, unrun}) and
@@ -117,6 +127,8 @@ type compareOptions struct {
 	pathsGiven          bool
 	selection
 	scheduling
+	// confirmWait: --confirm-timeout, as for run.
+	confirmWait
 	seed           int64
 	json           string
 	html           string
@@ -144,6 +156,7 @@ func parseCompareOptions(st *State, args []string) (*compareOptions, error) {
 	f.stringVar(&o.config, "config", "AGENTTEST_CONFIG", "", "config `FILE` (default: ./agenttest.yaml when present)")
 	o.scheduling.register(f, "run at most `N` scenarios at once on each side")
 	o.selection.register(f, "compare")
+	o.confirmWait.register(f)
 	f.stringVar(&o.json, "json", "AGENTTEST_COMPARE_JSON", "", "write the comparison as JSON ("+compare.SchemaV1+") to `FILE`")
 	f.stringVar(&o.html, "html", "AGENTTEST_COMPARE_HTML", "", "write the candidate's run as an HTML report with the comparison to `FILE`")
 	f.boolVar(&o.failOnChange, "fail-on-change", "AGENTTEST_FAIL_ON_CHANGE", "exit 1 when a scenario changed, as when one regressed")
@@ -197,6 +210,7 @@ func (o *compareOptions) Validate() error {
 		problems = append(problems, fmt.Sprintf("--baseline and --candidate are both %s: compare two different sides", o.baseline))
 	}
 	problems = append(problems, o.scheduling.problems()...)
+	problems = append(problems, o.confirmWait.problems()...)
 	if o.minShift < 0 {
 		problems = append(problems, fmt.Sprintf("--latency-min-shift must not be negative, got %s", o.minShift))
 	}
@@ -271,6 +285,9 @@ type side struct {
 	// st is the State the side runs with: the command's, or one with the
 	// side's own clock (State.SideClock).
 	st *State
+	// warnings are said of the side's plan on its embedded simulator
+	// before it runs (unknownNodes).
+	warnings diag.Diagnostics
 }
 
 func cmdCompare(ctx context.Context, st *State, args []string) error {
@@ -283,6 +300,10 @@ func cmdCompare(ctx context.Context, st *State, args []string) error {
 	}
 	if err := o.Validate(); err != nil {
 		return o.flags.attribute(err)
+	}
+	if _, warnings := o.statsOptions.check(); len(warnings) > 0 {
+		// As run says them: the settings run every side's scenarios.
+		fmt.Fprintln(st.Stderr, strings.Join(warnings, "\n"))
 	}
 	defer guardInGitHubActions(st)()
 	sides := []*side{{sideSpec: parseSide("baseline", o.baseline)}, {sideSpec: parseSide("candidate", o.candidate)}}
@@ -519,12 +540,16 @@ func (o *compareOptions) runSides(ctx context.Context, st *State, all []*side) e
 		return err
 	}
 	o.scheduling.applyConfig(cfg, o.flags)
+	o.confirmWait.applyConfig(cfg, o.flags)
 	suites, plan, err := o.selection.plan(st, cfg, o.paths, o.pathsGiven)
 	if err != nil {
 		return err
 	}
 	if len(plan) == 0 {
 		fmt.Fprintf(st.Stderr, "agenttest: nothing to compare: %s\n", o.selection.emptyReason(suites, o.paths, o.pathsGiven))
+	}
+	if note := o.statsOptions.probeNote(plan); note != "" {
+		fmt.Fprintln(st.Stderr, note)
 	}
 	var diags []string
 	said := map[string]bool{}
@@ -627,24 +652,31 @@ func (o *compareOptions) runSides(ctx context.Context, st *State, all []*side) e
 			s.tgt.Env = s.env
 		}
 		ids = conversationIDs(stored)
+		// As run warns: the node names the side's checks expect that
+		// its agents, at the version its environment deploys, lack.
+		s.warnings = unknownNodes(s.plan(plan), newServedDefinitions(es.agents, s.tgt.AgentID, cmpOrDefault(s.tgt.Env)))
 	}
 	// What the scenarios need that a side's target does not give, for
 	// every side before either starts: a side refused after the other
 	// started would leave that one running, its simulator and client
-	// closed under it.
+	// closed under it. Its warnings are said as run says them.
 	// Two sides of one embedded simulator share its agents: what their
 	// scenarios name wrong is said once.
 	saidBy := map[string]string{}
 	for _, s := range sides {
-		if d := targetProblems(s.plan(plan), s.tgt); d.HasErrors() {
-			var b strings.Builder
-			sources{st: st, cfg: cfg}.write(&b, d, false)
-			if earlier, ok := saidBy[b.String()]; ok {
-				fmt.Fprintf(st.Stderr, "agenttest: --%s %s: the same as %s\n", s.label, s.spec, earlier)
-			} else {
-				saidBy[b.String()] = fmt.Sprintf("--%s %s", s.label, s.spec)
-				fmt.Fprintf(st.Stderr, "agenttest: --%s %s:\n%s", s.label, s.spec, b.String())
-			}
+		d := slices.Concat(s.warnings, targetProblems(s.plan(plan), s.tgt))
+		if len(d) == 0 {
+			continue
+		}
+		var b strings.Builder
+		sources{st: st, cfg: cfg}.write(&b, d, false)
+		if earlier, ok := saidBy[b.String()]; ok {
+			fmt.Fprintf(st.Stderr, "agenttest: --%s %s: the same as %s\n", s.label, s.spec, earlier)
+		} else {
+			saidBy[b.String()] = fmt.Sprintf("--%s %s", s.label, s.spec)
+			fmt.Fprintf(st.Stderr, "agenttest: --%s %s:\n%s", s.label, s.spec, b.String())
+		}
+		if d.HasErrors() {
 			diags = append(diags, s.label)
 		}
 	}
@@ -730,25 +762,26 @@ func (o *compareOptions) sideOptions(st *State, cfg *config.File, tgt *config.Ta
 		return runner.Options{}, nil, err
 	}
 	ropts := runner.Options{
-		Channel:      runner.DebugChat(client),
-		Messaging:    messagingChannel(pcfg, tgt, o.turnTimeout),
-		Deployments:  client,
-		Records:      client,
-		Parallel:     o.parallel,
-		Retries:      o.retries,
-		TurnTimeout:  o.turnTimeout,
-		DefaultAgent: tgt.AgentID,
-		DefaultEnv:   tgt.Env,
-		Getenv:       st.LookupEnv,
-		Now:          st.Now,
-		Sleep:        st.Sleep,
-		Seed:         o.seed,
-		Target:       runnerTarget(tgt),
-		Redactor:     red,
-		Stats:        o.statsOptions.stats(),
-		AllowNumber:  tgt.AllowsNumber,
-		Connector:    tgt.SMSConnector,
-		NoWebhooks:   "agenttest compare starts none, not even on the embedded simulator; leave such scenarios out with --tags",
+		Channel:        runner.DebugChat(client),
+		Messaging:      messagingChannel(pcfg, tgt, o.turnTimeout),
+		Deployments:    client,
+		Records:        client,
+		ConfirmTimeout: o.confirmTimeout,
+		Parallel:       o.parallel,
+		Retries:        o.retries,
+		TurnTimeout:    o.turnTimeout,
+		DefaultAgent:   tgt.AgentID,
+		DefaultEnv:     tgt.Env,
+		Getenv:         st.LookupEnv,
+		Now:            st.Now,
+		Sleep:          st.Sleep,
+		Seed:           o.seed,
+		Target:         runnerTarget(tgt),
+		Redactor:       red,
+		Stats:          o.statsOptions.stats(),
+		AllowNumber:    tgt.AllowsNumber,
+		Connector:      tgt.SMSConnector,
+		NoWebhooks:     "agenttest compare starts none, not even on the embedded simulator; leave such scenarios out with --tags",
 	}
 	if tgt.Embedded {
 		ropts.ConversationIDs = ids

@@ -33,10 +33,34 @@ type confirmOptions struct {
 	gateAlerts bool
 	// allowLive allows a run against the live environment.
 	allowLive bool
-	// confirmTimeout bounds the wait for what a confirmation or a probe
-	// reads to be shown: a record, a probe's conversation, a call's
-	// final status without a within:.
+	confirmWait
+}
+
+// confirmWait is --confirm-timeout, of run and of compare (per side):
+// it bounds the wait for what a confirmation or a probe reads to be
+// shown: a record, a probe's conversation, a call's final status
+// without a within:.
+type confirmWait struct {
 	confirmTimeout time.Duration
+}
+
+func (c *confirmWait) register(f *flags) {
+	f.durationVar(&c.confirmTimeout, "confirm-timeout", "AGENTTEST_CONFIRM_TIMEOUT", runner.DefaultConfirmTimeout, "wait up to `DURATION` for the platform to show what a confirmation or a probe reads (a conversation record, a probe's conversation)")
+}
+
+func (c *confirmWait) problems() []string {
+	if c.confirmTimeout <= 0 {
+		return []string{fmt.Sprintf("--confirm-timeout must be positive, got %s", c.confirmTimeout)}
+	}
+	return nil
+}
+
+// applyConfig takes the config's run: confirm_timeout where the command
+// line and the environment left the flag unset.
+func (c *confirmWait) applyConfig(cfg *config.File, fl *flags) {
+	if cfg != nil && cfg.Run.ConfirmTimeout != nil && !fl.isSet("confirm-timeout") {
+		c.confirmTimeout = *cfg.Run.ConfirmTimeout
+	}
 }
 
 func (c *confirmOptions) register(f *flags) {
@@ -45,7 +69,7 @@ func (c *confirmOptions) register(f *flags) {
 	f.secretVar(&c.webhookSecret, "webhook-secret", config.EnvWebhookSecret, "signing `SECRET` of an endpoint already registered for --webhook-url, to reuse it")
 	f.boolVar(&c.gateAlerts, "gate-alerts", "AGENTTEST_GATE_ALERTS", "after the run, fail it when an alert rule for a tested agent (or the account) is firing")
 	f.boolVar(&c.allowLive, "allow-live", "AGENTTEST_ALLOW_LIVE", "allow running against the live environment")
-	f.durationVar(&c.confirmTimeout, "confirm-timeout", "AGENTTEST_CONFIRM_TIMEOUT", runner.DefaultConfirmTimeout, "wait up to `DURATION` for the platform to show what a confirmation or a probe reads (a conversation record, a probe's conversation)")
+	c.confirmWait.register(f)
 }
 
 func (c *confirmOptions) problems() []string {
@@ -55,9 +79,7 @@ func (c *confirmOptions) problems() []string {
 			out = append(out, fmt.Sprintf("--webhook-url %q must be an absolute http(s) URL", platform.RedactURL(c.webhookURL)))
 		}
 	}
-	if c.confirmTimeout <= 0 {
-		out = append(out, fmt.Sprintf("--confirm-timeout must be positive, got %s", c.confirmTimeout))
-	}
+	out = append(out, c.confirmWait.problems()...)
 	return append(out, checkWebhookSecret("--webhook-secret", c.webhookSecret)...)
 }
 
@@ -67,9 +89,7 @@ func (c *confirmOptions) applyConfig(cfg *config.File, fl *flags, t *config.Targ
 	if cfg != nil && cfg.Run.GateAlerts != nil && !fl.isSet("gate-alerts") {
 		c.gateAlerts = *cfg.Run.GateAlerts
 	}
-	if cfg != nil && cfg.Run.ConfirmTimeout != nil && !fl.isSet("confirm-timeout") {
-		c.confirmTimeout = *cfg.Run.ConfirmTimeout
-	}
+	c.confirmWait.applyConfig(cfg, fl)
 	if c.webhookListen == "" {
 		c.webhookListen = t.WebhookListen
 	}

@@ -107,7 +107,7 @@ func TestWebhookURLProblems(t *testing.T) {
 		"hooks.example.com/agenttest":         true,
 		"https://user:hunter2-password@/":     true,
 	} {
-		c := confirmOptions{webhookURL: url, confirmTimeout: runner.DefaultConfirmTimeout}
+		c := confirmOptions{webhookURL: url, confirmWait: confirmWait{confirmTimeout: runner.DefaultConfirmTimeout}}
 		got := strings.Join(c.problems(), "\n")
 		if (got != "") != refused || (refused && !strings.Contains(got, "must be an absolute http(s) URL")) || strings.Contains(got, "hunter2") {
 			t.Errorf("%s: problems %q, want refused: %t, no password", url, got, refused)

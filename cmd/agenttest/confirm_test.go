@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -564,25 +565,33 @@ func TestSMSConnectorSharedByAgents(t *testing.T) {
 		// refused, without a word of sharing.
 		{name: "two agents, no sms_connector_id", second: "restaurant", noConnector: true, code: exitUsage},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			suite := "suite: probes\nscenarios:\n" + probe("clinic texts", "clinic") + probe("second texts", tc.second)
-			config := target
-			if tc.noConnector {
-				config = strings.Replace(target, "    sms_connector_id: "+s.Info.ConnectorIDs["clinic"]["sandbox"]+"\n", "", 1)
-			}
-			dir := writeTree(t, map[string]string{"suites/probes.yaml": suite, "agenttest.yaml": config})
-			c := newCLI(t, dir, env, "run", "suites")
-			if code := c.run(t); code != tc.code {
-				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, c.stdout, c.stderr)
-			}
-			if got := strings.Contains(c.stderr.String(), warning); got != tc.warned {
-				t.Errorf("warned %v, want %v: %q\nstderr:\n%s", got, tc.warned, warning, c.stderr)
-			}
-			if !tc.warned && strings.Contains(c.stderr.String(), "warning") {
-				t.Errorf("a warning of one agent's probes:\n%s", c.stderr)
-			}
-		})
+		// compare warns of it as run does, for each side, once when
+		// both sides would say the same; before, it said nothing. Both
+		// sides in sandbox, where the connector is clinic's.
+		for _, cmd := range [][]string{{"run"}, {"compare", "--baseline", "sandbox", "--candidate", "target:t"}} {
+			t.Run(cmd[0]+" "+tc.name, func(t *testing.T) {
+				t.Parallel()
+				suite := "suite: probes\nscenarios:\n" + probe("clinic texts", "clinic") + probe("second texts", tc.second)
+				config := target
+				if tc.noConnector {
+					config = strings.Replace(target, "    sms_connector_id: "+s.Info.ConnectorIDs["clinic"]["sandbox"]+"\n", "", 1)
+				}
+				dir := writeTree(t, map[string]string{"suites/probes.yaml": suite, "agenttest.yaml": config})
+				c := newCLI(t, dir, env, append(cmd, "suites")...)
+				if code := c.run(t); code != tc.code {
+					t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, c.stdout, c.stderr)
+				}
+				if got := strings.Count(c.stderr.String(), warning); got != map[bool]int{true: 1}[tc.warned] {
+					t.Errorf("warned %d times, want it %v once: %q\nstderr:\n%s", got, tc.warned, warning, c.stderr)
+				}
+				if !tc.warned && strings.Contains(c.stderr.String(), "warning") {
+					t.Errorf("a warning of one agent's probes:\n%s", c.stderr)
+				}
+				if tc.warned && cmd[0] == "compare" && !strings.Contains(c.stderr.String(), "agenttest: --candidate target:t: the same as --baseline sandbox\n") {
+					t.Errorf("the candidate side does not say it warns the same:\n%s", c.stderr)
+				}
+			})
+		}
 	}
 }
 
@@ -607,11 +616,13 @@ func TestConfirmTimeout(t *testing.T) {
 	for _, tc := range []struct {
 		name, config string
 		args         []string
+		env          map[string]string
 		code         int
 		want         string
 	}{
 		{name: "the default", code: exitErrored, want: "not recorded within the confirmation's wait of 30s"},
 		{name: "the flag", args: []string{"--confirm-timeout", "2m"}, code: exitErrored, want: "not recorded within the confirmation's wait of 2m0s"},
+		{name: "the variable", env: map[string]string{"AGENTTEST_CONFIRM_TIMEOUT": "75s"}, code: exitErrored, want: "not recorded within the confirmation's wait of 1m15s"},
 		{name: "the config", config: "run:\n  confirm_timeout: 90s\n", code: exitErrored, want: "not recorded within the confirmation's wait of 1m30s"},
 		{name: "the flag over the config", config: "run:\n  confirm_timeout: 90s\n", args: []string{"--confirm-timeout", "45s"}, code: exitErrored,
 			want: "not recorded within the confirmation's wait of 45s"},
@@ -619,17 +630,26 @@ func TestConfirmTimeout(t *testing.T) {
 		{name: "not positive in the config", config: "run:\n  confirm_timeout: -1s\n", code: exitUsage,
 			want: `confirm_timeout must be a positive duration such as 30s or 2m, not "-1s"`},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			files := map[string]string{"late.yaml": suite}
-			if tc.config != "" {
-				files["agenttest.yaml"] = tc.config
-			}
-			dir := writeTree(t, files)
-			c := newCLI(t, dir, env, append([]string{"run"}, append(tc.args, "late.yaml")...)...)
-			clk := fakeclock.New()
-			c.st.Now, c.st.Sleep, c.st.AfterFunc = clk.Now, clk.Sleep, clk.AfterFunc
-			c.expect(t, tc.code, tc.want)
-		})
+		// Each side of a comparison waits as run does; before, compare
+		// had no such flag and waited 30s.
+		for _, cmd := range [][]string{{"run"}, {"compare", "--baseline", "sandbox", "--candidate", "pre-release"}} {
+			t.Run(cmd[0]+" "+tc.name, func(t *testing.T) {
+				t.Parallel()
+				files := map[string]string{"late.yaml": suite}
+				if tc.config != "" {
+					files["agenttest.yaml"] = tc.config
+				}
+				dir := writeTree(t, files)
+				e := maps.Clone(env)
+				maps.Copy(e, tc.env)
+				c := newCLI(t, dir, e, slices.Concat(cmd, tc.args, []string{"late.yaml"})...)
+				clk := fakeclock.New()
+				c.st.Now, c.st.Sleep, c.st.AfterFunc = clk.Now, clk.Sleep, clk.AfterFunc
+				out := c.expect(t, tc.code, tc.want)
+				if cmd[0] == "compare" && tc.code == exitErrored && strings.Count(out, tc.want) != 2 {
+					t.Errorf("want both sides to wait %q:\n%s", tc.want, out)
+				}
+			})
+		}
 	}
 }

@@ -252,32 +252,46 @@ func TestMergeOutputsMatchRun(t *testing.T) {
 	running := []string{"--allow-live", "--confidence", "--config", "--confirm-timeout", "--env", "--fail-fast", "--gate-alerts", "--margin", "--max-reply-bytes",
 		"--name", "--parallel", "--pass-rate", "--rate", "--rate-wait", "--repeat", "--rerun-failed", "--retries", "--seed", "--shard",
 		"--sim", "--sim-agents", "--tags", "--target", "--turn-timeout", "--webhook-listen", "--webhook-secret", "--webhook-url"}
-	flagsOf := func(cmd string) []string {
-		c := newCLI(t, "testdata/pass", nil, cmd, "--help")
-		c.expect(t, exitOK)
-		var out []string
-		for line := range strings.SplitSeq(c.stdout.String(), "\n") {
-			if strings.HasPrefix(line, "  -") {
-				name, _, _ := strings.Cut(strings.TrimSpace(line), " ")
-				if name == "-v," {
-					name = "-v, --verbose"
-				}
-				out = append(out, name)
-			}
-		}
-		return out
-	}
-	merge := flagsOf("merge")
-	for _, f := range flagsOf("run") {
+	placeRunFlags(t, "merge", outputs, running)
+}
+
+// placeRunFlags holds each flag of run to cmd: one of shared is cmd's
+// too, one of apart is not, and any other is new to run, to be placed.
+func placeRunFlags(t *testing.T, cmd string, shared, apart []string) {
+	t.Helper()
+	has := helpFlags(t, cmd)
+	for _, f := range helpFlags(t, "run") {
 		switch {
-		case slices.Contains(outputs, f):
-			if !slices.Contains(merge, f) {
-				t.Errorf("run has %s, merge does not", f)
+		case slices.Contains(shared, f):
+			if !slices.Contains(has, f) {
+				t.Errorf("run has %s, %s does not", f, cmd)
 			}
-		case !slices.Contains(running, f):
-			t.Errorf("run's %s is new: say whether merge needs it", f)
+		case slices.Contains(apart, f):
+			if slices.Contains(has, f) {
+				t.Errorf("%s has %s, placed as a flag it has no use for", cmd, f)
+			}
+		default:
+			t.Errorf("run's %s is new: say whether %s needs it", f, cmd)
 		}
 	}
+}
+
+// helpFlags are the flags cmd --help lists, -v, --verbose as one.
+func helpFlags(t *testing.T, cmd string) []string {
+	t.Helper()
+	c := newCLI(t, "testdata/pass", nil, cmd, "--help")
+	c.expect(t, exitOK)
+	var out []string
+	for line := range strings.SplitSeq(c.stdout.String(), "\n") {
+		if strings.HasPrefix(line, "  -") {
+			name, _, _ := strings.Cut(strings.TrimSpace(line), " ")
+			if name == "-v," {
+				name = "-v, --verbose"
+			}
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // A report path that names a file the command reads is refused before
