@@ -511,7 +511,7 @@ func (f *flags) help() string {
 }
 
 // parseBare parses the command line of a command without flags or
-// arguments (steps, version): ok is false when the command has nothing
+// arguments (version): ok is false when the command has nothing
 // more to do, err then nil after --help, or what was wrong.
 func parseBare(st *State, cmd, usage string, args []string) (ok bool, err error) {
 	pos, err := newFlags(st, cmd, usage).parse(args)
