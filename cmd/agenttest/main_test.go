@@ -801,6 +801,13 @@ func TestExitCodes(t *testing.T) {
 			stderr: []string{"agenttest: nothing to test: no scenario of the 2 in 1 suite file matches --tags \"@Smoke\"; no scenario is tagged @Smoke (did you mean @smoke?)"},
 		},
 		{
+			name:   "a name nearly a scenario's",
+			dir:    "testdata/pass",
+			args:   []string{"run", "--name", "books a tabel for four"},
+			code:   exitEmpty,
+			stderr: []string{`agenttest: nothing to test: no scenario of the 2 in 1 suite file matches --name "books a tabel for four"; did you mean "books a table for four"?` + "\n"},
+		},
+		{
 			name: "nothing selected, allowed",
 			dir:  "testdata/pass",
 			args: []string{"run", "--tags", "@nosuch", "--allow-empty"},
@@ -969,6 +976,13 @@ func TestList(t *testing.T) {
 		{args: []string{"list", ".", "--name", "goodbye$"}, code: exitEmpty,
 			stderr: `agenttest: nothing to list: no scenario of the 2 in 1 suite file matches --name "goodbye$"` + "\n"},
 		{args: []string{"list", "--name", "says good"}, want: "suites/booking.yaml:22  says goodbye  @booking\n"},
+		// A name no scenario has gets the nearest one, by diag.Suggest's
+		// rule; a name some scenario has, left out by another filter,
+		// gets none.
+		{args: []string{"list", "--name", "Say Goodbye"}, code: exitEmpty,
+			stderr: `agenttest: nothing to list: no scenario of the 2 in 1 suite file matches --name "Say Goodbye"; did you mean "says goodbye"?` + "\n"},
+		{args: []string{"list", "--name", "says goodbye", "--tags", "@smoke"}, code: exitEmpty,
+			stderr: `agenttest: nothing to list: no scenario of the 2 in 1 suite file matches --tags "@smoke" and --name "says goodbye"` + "\n"},
 		{args: []string{"list", "suites/booking.yaml:22"}, want: "suites/booking.yaml:22  says goodbye  @booking\n"},
 		{args: []string{"list", "./suites/booking.yaml:5:5", "--tags", "@smoke"}, want: "suites/booking.yaml:5  books a table for four  @booking @smoke\n"},
 		{args: []string{"list", "--tags", "~@booking"}, code: exitEmpty,
