@@ -266,6 +266,29 @@ func TestExitCodes(t *testing.T) {
 			stderr: []string{"agenttest: list: unknown flag -bogus\n"},
 		},
 		{
+			// Not a typo: the wrong command. run's flags are registered,
+			// not parsed, to tell.
+			name:   "a flag of run given to list",
+			dir:    "testdata/pass",
+			args:   []string{"list", "--target", "staging"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: list: unknown flag --target (a flag of run, not of list)\nRun 'agenttest help list' for usage.\n"},
+		},
+		{
+			name:   "a flag of run given to lint, with its value",
+			dir:    "testdata/pass",
+			args:   []string{"lint", "--junit=lint.xml"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: lint: unknown flag --junit (a flag of run, not of lint)\n"},
+		},
+		{
+			name:   "a flag of no command",
+			dir:    "testdata/pass",
+			args:   []string{"list", "--nosuch"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: list: unknown flag --nosuch\nRun 'agenttest help list' for usage.\n"},
+		},
+		{
 			name:   "one unknown letter suggests nothing",
 			dir:    "testdata/pass",
 			args:   []string{"run", "-x"},
@@ -923,7 +946,7 @@ func TestExitCodes(t *testing.T) {
 			dir:    "testdata/pass",
 			args:   []string{"version", "--json"},
 			code:   exitUsage,
-			stderr: []string{"agenttest: version: unknown flag --json\nRun 'agenttest help version' for usage.\n"},
+			stderr: []string{"agenttest: version: unknown flag --json (a flag of run, not of version)\nRun 'agenttest help version' for usage.\n"},
 			absent: []string{"agenttest (devel)"},
 		},
 		{
