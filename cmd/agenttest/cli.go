@@ -25,6 +25,7 @@ Commands:
            selection flags would run, calling nothing
   sim      serve the platform simulator
   steps    print the steps feature files may use, with examples
+           (steps WORD...: only those containing every word)
   webhooks receive, verify and print the platform's webhook events
            (webhooks listen)
   history  per scenario across earlier JSON reports: runs, pass rate,
@@ -63,7 +64,8 @@ Exit codes:
        the status line names: retrying will not help); or the
        deployment of an agent changed during the run
   5    nothing was tested: no scenario selected, or every selected one
-       skipped (--allow-empty makes it 0)
+       skipped (--allow-empty makes it 0); for steps WORD..., no step
+       contains every word
   130  interrupted (SIGINT/SIGTERM); reports are still written
 `
 

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"net/url"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -44,7 +45,28 @@ func (s *selection) emptyReason(suites []*scenario.Suite, paths []string, pathsG
 			msg += "; " + hint
 		}
 	}
+	if hint := nameHint(suites, s.sel.Name, s.name); hint != "" {
+		msg += "; " + hint
+	}
 	return msg
+}
+
+// nameHint is the did-you-mean of a --name no scenario name matches: the
+// closest scenario name, by diag.Suggest's rule (a slip in a name copied
+// from a report, "Books a table" for "books a table"). It says nothing
+// when some name matches: the other filters left it out.
+func nameHint(suites []*scenario.Suite, re *regexp.Regexp, name string) string {
+	if re == nil {
+		return ""
+	}
+	var names []string
+	for _, sc := range scenarios(suites) {
+		if re.MatchString(sc.Name) {
+			return ""
+		}
+		names = append(names, sc.Name)
+	}
+	return diag.DidYouMean(name, names)
 }
 
 // tagHints names the tags of an expression that no scenario has, with the

@@ -328,7 +328,8 @@ var errHelp = errors.New("help shown")
 // takes no separate value (`--fail-fast`, `--fail-fast=false`); one
 // followed by true or false is refused.
 //
-// An unknown flag ends the parse with a did-you-mean; bad values are all
+// An unknown flag ends the parse with a did-you-mean, or, for a flag of
+// run given to another command, says so; bad values are all
 // collected and returned together (the problems of environment defaults
 // are in f.problems, for the command's Validate). Every problem is a usage
 // error (exit 2). -h/--help prints the
@@ -365,6 +366,10 @@ func (f *flags) parse(args []string) ([]string, error) {
 					dashes = "-"
 				}
 				msg += fmt.Sprintf(" (did you mean %s%s?)", dashes, s)
+			} else if runFlags(f.st, &runOptions{}).fs.Lookup(name) != nil {
+				// A flag of run given to list, lint...: not a typo, the
+				// wrong command (agenttest list --target x).
+				msg += fmt.Sprintf(" (a flag of run, not of %s)", f.cmd)
 			}
 			return nil, f.usageError(msg)
 		}
@@ -511,7 +516,7 @@ func (f *flags) help() string {
 }
 
 // parseBare parses the command line of a command without flags or
-// arguments (steps, version): ok is false when the command has nothing
+// arguments (version): ok is false when the command has nothing
 // more to do, err then nil after --help, or what was wrong.
 func parseBare(st *State, cmd, usage string, args []string) (ok bool, err error) {
 	pos, err := newFlags(st, cmd, usage).parse(args)

@@ -266,6 +266,29 @@ func TestExitCodes(t *testing.T) {
 			stderr: []string{"agenttest: list: unknown flag -bogus\n"},
 		},
 		{
+			// Not a typo: the wrong command. run's flags are registered,
+			// not parsed, to tell.
+			name:   "a flag of run given to list",
+			dir:    "testdata/pass",
+			args:   []string{"list", "--target", "staging"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: list: unknown flag --target (a flag of run, not of list)\nRun 'agenttest help list' for usage.\n"},
+		},
+		{
+			name:   "a flag of run given to lint, with its value",
+			dir:    "testdata/pass",
+			args:   []string{"lint", "--junit=lint.xml"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: lint: unknown flag --junit (a flag of run, not of lint)\n"},
+		},
+		{
+			name:   "a flag of no command",
+			dir:    "testdata/pass",
+			args:   []string{"list", "--nosuch"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: list: unknown flag --nosuch\nRun 'agenttest help list' for usage.\n"},
+		},
+		{
 			name:   "one unknown letter suggests nothing",
 			dir:    "testdata/pass",
 			args:   []string{"run", "-x"},
@@ -801,6 +824,13 @@ func TestExitCodes(t *testing.T) {
 			stderr: []string{"agenttest: nothing to test: no scenario of the 2 in 1 suite file matches --tags \"@Smoke\"; no scenario is tagged @Smoke (did you mean @smoke?)"},
 		},
 		{
+			name:   "a name nearly a scenario's",
+			dir:    "testdata/pass",
+			args:   []string{"run", "--name", "books a tabel for four"},
+			code:   exitEmpty,
+			stderr: []string{`agenttest: nothing to test: no scenario of the 2 in 1 suite file matches --name "books a tabel for four"; did you mean "books a table for four"?` + "\n"},
+		},
+		{
 			name: "nothing selected, allowed",
 			dir:  "testdata/pass",
 			args: []string{"run", "--tags", "@nosuch", "--allow-empty"},
@@ -916,7 +946,7 @@ func TestExitCodes(t *testing.T) {
 			dir:    "testdata/pass",
 			args:   []string{"version", "--json"},
 			code:   exitUsage,
-			stderr: []string{"agenttest: version: unknown flag --json\nRun 'agenttest help version' for usage.\n"},
+			stderr: []string{"agenttest: version: unknown flag --json (a flag of run, not of version)\nRun 'agenttest help version' for usage.\n"},
 			absent: []string{"agenttest (devel)"},
 		},
 		{
@@ -969,6 +999,13 @@ func TestList(t *testing.T) {
 		{args: []string{"list", ".", "--name", "goodbye$"}, code: exitEmpty,
 			stderr: `agenttest: nothing to list: no scenario of the 2 in 1 suite file matches --name "goodbye$"` + "\n"},
 		{args: []string{"list", "--name", "says good"}, want: "suites/booking.yaml:22  says goodbye  @booking\n"},
+		// A name no scenario has gets the nearest one, by diag.Suggest's
+		// rule; a name some scenario has, left out by another filter,
+		// gets none.
+		{args: []string{"list", "--name", "Say Goodbye"}, code: exitEmpty,
+			stderr: `agenttest: nothing to list: no scenario of the 2 in 1 suite file matches --name "Say Goodbye"; did you mean "says goodbye"?` + "\n"},
+		{args: []string{"list", "--name", "says goodbye", "--tags", "@smoke"}, code: exitEmpty,
+			stderr: `agenttest: nothing to list: no scenario of the 2 in 1 suite file matches --tags "@smoke" and --name "says goodbye"` + "\n"},
 		{args: []string{"list", "suites/booking.yaml:22"}, want: "suites/booking.yaml:22  says goodbye  @booking\n"},
 		{args: []string{"list", "./suites/booking.yaml:5:5", "--tags", "@smoke"}, want: "suites/booking.yaml:5  books a table for four  @booking @smoke\n"},
 		{args: []string{"list", "--tags", "~@booking"}, code: exitEmpty,

@@ -225,6 +225,32 @@ type runOptions struct {
 
 func parseRunOptions(st *State, args []string) (*runOptions, *flags, error) {
 	o := &runOptions{}
+	f := runFlags(st, o)
+	pos, err := f.parse(args)
+	if err != nil {
+		return nil, nil, err
+	}
+	o.problems = append(o.problems, f.problems...)
+	o.pathsGiven = len(pos) > 0
+	o.outputs.parsed(f)
+	o.statsOptions.parsed(f)
+	paths, bad := o.selection.args(st, pos)
+	o.problems = append(o.problems, bad...)
+	o.paths = suitePaths(paths)
+	if o.sim && o.target != "" {
+		o.problems = append(o.problems, "--sim and --target exclude each other: --sim uses the embedded simulator")
+	}
+	if o.simAgents != "" {
+		o.sim = true
+		o.simAgentsFrom = simAgentsFrom(f, o.simAgents, o.target, &o.problems)
+	}
+	return o, f, nil
+}
+
+// runFlags registers run's flags on a new flag set, parsing nothing: run
+// parses them, and another command's parse names run when it meets one
+// of them (agenttest list --target).
+func runFlags(st *State, o *runOptions) *flags {
 	f := newFlags(st, "run", runUsage)
 	f.stringVar(&o.target, "target", "AGENTTEST_TARGET", "", "target `NAME` from the config file (default: its default_target)")
 	f.stringVar(&o.config, "config", "AGENTTEST_CONFIG", "", "config `FILE` (default: ./agenttest.yaml when present)")
@@ -249,25 +275,7 @@ func parseRunOptions(st *State, args []string) (*runOptions, *flags, error) {
 	o.confirmOptions.register(f)
 	o.statsOptions.register(f)
 	o.outputs.register(f, true)
-	pos, err := f.parse(args)
-	if err != nil {
-		return nil, nil, err
-	}
-	o.problems = append(o.problems, f.problems...)
-	o.pathsGiven = len(pos) > 0
-	o.outputs.parsed(f)
-	o.statsOptions.parsed(f)
-	paths, bad := o.selection.args(st, pos)
-	o.problems = append(o.problems, bad...)
-	o.paths = suitePaths(paths)
-	if o.sim && o.target != "" {
-		o.problems = append(o.problems, "--sim and --target exclude each other: --sim uses the embedded simulator")
-	}
-	if o.simAgents != "" {
-		o.sim = true
-		o.simAgentsFrom = simAgentsFrom(f, o.simAgents, o.target, &o.problems)
-	}
-	return o, f, nil
+	return f
 }
 
 // simAgentsFrom is what gave a command its --sim-agents path (the flag or

@@ -53,8 +53,9 @@ type webhooksOptions struct {
 
 func cmdWebhooks(ctx context.Context, st *State, args []string) error {
 	if len(args) == 0 {
-		io.WriteString(st.Stderr, webhooksUsage)
-		return usageErrorf("webhooks: no subcommand given (want listen)")
+		// As go mod and git remote do: the subcommands in a line, not
+		// the whole help of each.
+		return usageProblems("webhooks", "no subcommand given (subcommands: listen, which receives, verifies and prints the platform's webhook events)")
 	}
 	if args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
 		_, err := parseWebhooksOptions(st, []string{"--help"})

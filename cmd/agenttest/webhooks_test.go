@@ -97,6 +97,23 @@ func TestWebhooksListen(t *testing.T) {
 	}
 }
 
+// TestWebhooksNoSubcommand: agenttest webhooks alone names its
+// subcommands in a line, as go mod and git remote do, not the whole help
+// of listen, and exits 2.
+func TestWebhooksNoSubcommand(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t, "testdata/pass", nil, "webhooks")
+	c.expect(t, exitUsage)
+	const want = "agenttest: webhooks: no subcommand given (subcommands: listen, which receives, verifies and prints the platform's webhook events)\n" +
+		"Run 'agenttest help webhooks' for usage.\n"
+	if got := c.stderr.String(); got != want {
+		t.Errorf("stderr\n got %q\nwant %q", got, want)
+	}
+	if got := c.stdout.String(); got != "" {
+		t.Errorf("stdout %q, want none", got)
+	}
+}
+
 func TestWebhooksListenUsage(t *testing.T) {
 	t.Parallel()
 	type testCase struct {
@@ -115,7 +132,6 @@ func TestWebhooksListenUsage(t *testing.T) {
 		}
 	}
 	for _, tc := range []testCase{
-		{name: "no subcommand", args: []string{"webhooks"}, want: "no subcommand given"},
 		{name: "unknown subcommand", args: []string{"webhooks", "serve"}, want: `unknown subcommand "serve"`},
 		{name: "unknown event", args: []string{"webhooks", "listen", "--events", "conversation.complete"}, want: `unknown event "conversation.complete"`},
 		{name: "no event", args: []string{"webhooks", "listen", "--events", " , "}, want: "--events names no event"},
