@@ -62,6 +62,14 @@ type Similar struct {
 // DefaultSimilarity is the threshold of a `similar` matcher that gives none.
 const DefaultSimilarity = 0.8
 
+// SimilarityShare reads a similarity threshold v outside 0 to 1 as the
+// percentage without its sign a designer likely meant (70 for 0.7), for
+// the hint of the loaders that refuse it: ok is false when v is no such
+// percentage.
+func SimilarityShare(v float64) (share float64, ok bool) {
+	return v / 100, v >= 10 && v <= 100
+}
+
 // Expect is the set of checks on one reply (the `expect:` of a turn, the
 // `greeting:` of a scenario, or the Then steps of a feature that follow one
 // When). A nil field is not checked.

@@ -275,10 +275,10 @@ func (d *decoder) similar(n *yaml.Node, what string) *assert.Similar {
 	out.To, _ = d.str(to.Val, what+": to")
 	if p, ok := fields["min"]; ok {
 		if v, ok := d.number(p.Val, what+": min"); ok {
+			share, percent := assert.SimilarityShare(v)
 			switch {
-			case v >= 10 && v <= 100:
-				// A percentage without its sign.
-				d.errorHint(p.Val, fmt.Sprintf("write %v or \"%v%%\"", v/100, v), "%s: min must be between 0 and 1, not %v", what, v)
+			case percent:
+				d.errorHint(p.Val, fmt.Sprintf("write %v or \"%v%%\"", share, v), "%s: min must be between 0 and 1, not %v", what, v)
 			case v < 0 || v > 1:
 				d.errorf(p.Val, "%s: min must be between 0 and 1, not %v", what, v)
 			case v == 0:

@@ -489,9 +489,8 @@ func similarCheck(c *call) (*Step, error) {
 		v, err := strconv.ParseFloat(c.args[1], 64)
 		if err != nil || v <= 0 || v > 1 {
 			hint := ""
-			if v >= 10 && v <= 100 {
-				// A percentage without its sign.
-				hint = fmt.Sprintf("write %s: the threshold is a share of 1", strconv.FormatFloat(v/100, 'f', -1, 64))
+			if share, percent := assert.SimilarityShare(v); percent {
+				hint = fmt.Sprintf("write %s: the threshold is a share of 1", strconv.FormatFloat(share, 'f', -1, 64))
 			}
 			return nil, &Error{Message: fmt.Sprintf("step %q: similarity %s must be above 0 and at most 1", c.step, c.args[1]), Hint: hint, arg: 2}
 		}
