@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/escape"
 	"github.com/sergi/go-diff/diffmatchpatch"
 )
@@ -431,11 +432,7 @@ func unfold(cs []Change, e, a string) {
 // cutRunes splits s after its first n runes, a byte that is not UTF-8
 // counting as one, as strings.Map and utf8.RuneCountInString count it.
 func cutRunes(s string, n int) (head, tail string) {
-	i := 0
-	for ; n > 0 && i < len(s); n-- {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-	}
+	i := diag.RuneOffset(s, n)
 	return s[:i], s[i:]
 }
 

@@ -181,15 +181,17 @@ func MaskedExcerpt(line string, col int, mask func(string) string, reach int) (s
 			return win, wcol // the whole line, short once masked
 		case r == nil:
 			continue // masks shortened the part to less than an excerpt
-		case (lo == 0 || runeOffset(win, start) >= reach) && (hi == len(line) || len(win)-runeOffset(win, end) >= reach):
+		case (lo == 0 || RuneOffset(win, start) >= reach) && (hi == len(line) || len(win)-RuneOffset(win, end) >= reach):
 			return excerptOf(r, start, end, wcol)
 		}
 	}
 }
 
-// runeOffset is the byte offset in s of its n-th rune (as []rune(s)
-// counts them: an invalid byte is one).
-func runeOffset(s string, n int) int {
+// RuneOffset is the byte offset in s of its n-th rune (as []rune(s)
+// counts them: an invalid byte is one), len(s) when s has fewer: where a
+// text is cut after n runes, whatever cuts it (an excerpt here, a diff's
+// context, a long value in a report).
+func RuneOffset(s string, n int) int {
 	i := 0
 	for ; n > 0 && i < len(s); n-- {
 		_, w := utf8.DecodeRuneInString(s[i:])

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agenttest/agenttest/internal/assert"
+	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/escape"
 )
 
@@ -211,15 +212,7 @@ func (st style) shortValue(s string) string {
 }
 
 // firstRunes is s up to its first n runes.
-func firstRunes(s string, n int) string {
-	for i := range s {
-		if n == 0 {
-			return s[:i]
-		}
-		n--
-	}
-	return s
-}
+func firstRunes(s string, n int) string { return s[:diag.RuneOffset(s, n)] }
 
 // shortRunes is the length of a value in a one-line summary: enough for
 // the answer of an agent, a node, a state value.
