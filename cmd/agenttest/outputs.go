@@ -22,7 +22,6 @@ import (
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
 	"github.com/agenttest/agenttest/internal/secret"
-	"github.com/agenttest/agenttest/internal/sim/agent"
 )
 
 // The outputs of a run beyond the console, JUnit and JSON: node coverage
@@ -358,11 +357,10 @@ func dirNotReport(st *State, dir string) error {
 // addDefinitions adds the nodes of the simulator's agents to the
 // universe: for each agent a run talked to, the nodes of the version each
 // of its environments served.
-func (o *outputs) addDefinitions(defs []*agent.Definition, plan []*scenario.Suite, defaultAgent, defaultEnv string) {
+func (o *outputs) addDefinitions(served servedDefinitions, plan []*scenario.Suite) {
 	if o.universe == nil {
 		o.universe = coverage.Universe{}
 	}
-	served := newServedDefinitions(defs, defaultAgent, defaultEnv)
 	for _, s := range plan {
 		for _, sc := range s.Scenarios {
 			if id, d := served.of(sc); d != nil {

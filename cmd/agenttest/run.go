@@ -474,8 +474,9 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		}
 		defer sim.stop()
 		sim.fill(tgt)
-		o.outputs.addDefinitions(sim.agents, plan, tgt.AgentID, cmp.Or(tgt.Env, runner.DefaultEnv))
-		if d := unknownNodes(plan, newServedDefinitions(sim.agents, tgt.AgentID, cmp.Or(tgt.Env, runner.DefaultEnv))); len(d) > 0 {
+		served := newServedDefinitions(sim.agents, tgt.AgentID, cmp.Or(tgt.Env, runner.DefaultEnv))
+		o.outputs.addDefinitions(served, plan)
+		if d := unknownNodes(plan, served); len(d) > 0 {
 			sources{st: st, cfg: cfg}.write(st.Stderr, d, false)
 		}
 		fmt.Fprintln(st.Stdout, embeddedLine(tgt, sim, cfg))
