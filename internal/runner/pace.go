@@ -26,6 +26,16 @@ func withAccount(ctx context.Context) (context.Context, *platform.RateAccount) {
 	return platform.WithRateAccount(ctx, a), a
 }
 
+// ensureAccount is ctx, given a rate account of its own when it has none
+// (a call or a session outside a run's cases): its waits on rate limits
+// are then left out of its timeouts, as a case's are.
+func ensureAccount(ctx context.Context) context.Context {
+	if platform.RateAccountFrom(ctx) == nil {
+		ctx, _ = withAccount(ctx)
+	}
+	return ctx
+}
+
 // settleAccount records what rate limits cost the case.
 func (r *runner) settleAccount(c *result.Case, a *platform.RateAccount) {
 	u := a.Usage(r.opts.Now())
@@ -109,9 +119,7 @@ func CallTimeout(ctx context.Context, d time.Duration, now func() time.Time, aft
 // at a 429 whose Retry-After outlasted d (a refused promotion, exit 4,
 // where waiting would have worked).
 func Bounded[T any](ctx context.Context, d time.Duration, now func() time.Time, after clock.AfterFunc, call func(context.Context) (T, error)) (T, error) {
-	if platform.RateAccountFrom(ctx) == nil {
-		ctx = platform.WithRateAccount(ctx, platform.NewRateAccount())
-	}
+	ctx = ensureAccount(ctx)
 	cctx, cancel := CallTimeout(ctx, d, now, after)
 	defer cancel()
 	v, err := call(cctx)

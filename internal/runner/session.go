@@ -129,9 +129,7 @@ func NewSession(ctx context.Context, sc *scenario.Scenario, c *result.Case, opts
 	if err != nil {
 		return nil, fmt.Errorf("new session: %w", err)
 	}
-	if platform.RateAccountFrom(ctx) == nil {
-		ctx, _ = withAccount(ctx)
-	}
+	ctx = ensureAccount(ctx)
 	return newSession(ctx, &o, sc, c), nil
 }
 
