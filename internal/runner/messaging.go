@@ -243,17 +243,12 @@ func systemError(m *reply.Messaging, opening bool, claims func(reply.SystemMessa
 		return nil
 	}
 	texts := make([]string, len(errs))
-	retry := true
 	for i, s := range errs {
 		texts[i] = fmt.Sprintf("%q", s.Text)
-		for _, p := range permanentSystem {
-			if strings.HasPrefix(s.Text, p) {
-				retry = false
-			}
-		}
 	}
+	retry := !oneOf(errs, permanentSystem)
 	msg := "the platform answered with an error system message: " + strings.Join(texts, ", ")
-	if opening && !m.Joined && m.Brand != "" && refusedType(errs) {
+	if opening && !m.Joined && m.Brand != "" && oneOf(errs, typeRefused) {
 		msg += fmt.Sprintf(" (the join request went as %s: a platform whose brand word is not %s refuses it; set the target's brand:)",
 			reply.BrandEventType(reply.EventTypeJoinRequest, m.Brand), m.Brand)
 	}
@@ -263,11 +258,12 @@ func systemError(m *reply.Messaging, opening bool, claims func(reply.SystemMessa
 	return &messagingError{msg: msg, retry: retry}
 }
 
-// refusedType says whether one of errs is the reference's refusal of a
-// client event's type (typeRefused).
-func refusedType(errs []reply.SystemMessage) bool {
+// oneOf says whether one of errs is one of the reference's messages
+// (permanentSystem, typeRefused): its text starts with one of them, as a
+// message may name what it refused after them.
+func oneOf(errs []reply.SystemMessage, messages []string) bool {
 	for _, s := range errs {
-		for _, p := range typeRefused {
+		for _, p := range messages {
 			if strings.HasPrefix(s.Text, p) {
 				return true
 			}
