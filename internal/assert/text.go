@@ -199,7 +199,8 @@ func (t *Text) alternatives(out []string) []string {
 // actual (the first on a tie) and gives its similarity in the phrase, so
 // that a reply phrased unlike every listed phrasing shows which one it
 // came closest to, how close, and a diff against it. With no whole text
-// among the alternatives m stays as it is.
+// among the alternatives m stays as it is; with none sharing anything
+// with actual, the phrase says so and there is no nearest.
 func nearestOf(m *mismatch, actual string, alts []string) *mismatch {
 	if len(alts) == 0 {
 		return m
@@ -209,6 +210,12 @@ func nearestOf(m *mismatch, actual string, alts []string) *mismatch {
 		if s := Similarity(actual, a); s > score {
 			best, score = a, s
 		}
+	}
+	if score == 0 {
+		// A diff against a text that shares nothing with the reply is
+		// noise: every word of both is marked. Say so instead.
+		m.phrase += " (it shares no words with any of them)"
+		return m
 	}
 	m.nearest = best
 	m.phrase += fmt.Sprintf(" (the nearest is %.2f similar)", score)

@@ -340,7 +340,6 @@ func TestNearestAlternative(t *testing.T) {
 		{"a one_of alternative", Text{Any: []*Text{far, {OneOf: []string{near}}}}, near, "0.81"},
 		{"a nested any", Text{Any: []*Text{far, {Any: []*Text{{Contains: new("nope")}, {Exact: &near}}}}}, near, "0.81"},
 		{"the first of two as near", Text{OneOf: []string{"Sure, four people!", "sure; FOUR people"}}, "Sure, four people!", "0.05"},
-		{"the first of texts sharing nothing", Text{OneOf: []string{"Zzz", "Qqq"}}, "Zzz", "0.00"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -352,5 +351,18 @@ func TestNearestAlternative(t *testing.T) {
 				t.Errorf("nearest %q in %q, want %q at %s", fs[0].Nearest, fs[0].Message, tc.want, tc.score)
 			}
 		})
+	}
+}
+
+// TestNoNearAlternative: when no listed text shares anything with the
+// reply, the failure says so and diffs against none of them, rather than
+// "the nearest is 0.00 similar" over a diff that marks every word.
+func TestNoNearAlternative(t *testing.T) {
+	fs := Check(&Expect{Response: &Text{OneOf: []string{"Zzz", "Qqq"}}}, Observation{Result: &reply.TurnResult{Response: "Great, a table for 4."}}, nil)
+	if len(fs) != 1 {
+		t.Fatalf("got %d failures, want 1: %#v", len(fs), fs)
+	}
+	if fs[0].Nearest != "" || fs[0].Message != "reply is none of the expected values (it shares no words with any of them)" {
+		t.Errorf("got nearest %q, message %q", fs[0].Nearest, fs[0].Message)
 	}
 }
