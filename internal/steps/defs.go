@@ -188,9 +188,9 @@ func Defs() []Def {
 			"The reply does not contain the text (add \"ignoring case\" at the end to let the case differ).", textCheck(false, func(s string) *assert.Text { return &assert.Text{NotContains: &s} })),
 		def(GroupChecks, `the agent`+apostrophe+`s reply matches `+q, NoArg, `Then the agent's reply matches "table for \d+"`, "",
 			"The reply matches the RE2 regular expression (unanchored).", regexCheck),
-		def(GroupChecks, `the agent`+apostrophe+`s reply is similar to `+q+`(?: with at least (\d+(?:\.\d+)?))?`, NoArg,
+		def(GroupChecks, `the agent`+apostrophe+`s reply is similar to `+q+`(?: with at least (\d+(?:\.\d+)?%?))?`, NoArg,
 			`Then the agent's reply is similar to "How many guests?" with at least 0.6`, "",
-			"The reply is similar to the text (default threshold 0.8, or the one given).", similarCheck),
+			"The reply is similar to the text (default threshold 0.8, or the one given: a share of 1, or a percentage such as 70%).", similarCheck),
 
 		// Checks on the path through the agent.
 		def(GroupChecks, `the node trace includes `+q, NoArg, `Then the node trace includes "ask_party_size"`, "",
@@ -486,11 +486,19 @@ func similarCheck(c *call) (*Step, error) {
 	// its error can point at it.
 	var min float64
 	if c.args[1] != "" {
-		v, err := strconv.ParseFloat(c.args[1], 64)
-		if err != nil || v <= 0 || v > 1 {
+		// "70%" is the YAML's min: "70%" (scenario's number), a share
+		// written as a percentage.
+		num, pct := strings.CutSuffix(c.args[1], "%")
+		v, err := strconv.ParseFloat(num, 64)
+		if pct {
+			if err != nil || v <= 0 || v > 100 {
+				return nil, &Error{Message: fmt.Sprintf("step %q: similarity %s must be above 0%% and at most 100%%", c.step, c.args[1]), arg: 2}
+			}
+			v /= 100
+		} else if err != nil || v <= 0 || v > 1 {
 			hint := ""
 			if share, percent := assert.SimilarityShare(v); percent {
-				hint = fmt.Sprintf("write %s: the threshold is a share of 1", strconv.FormatFloat(share, 'f', -1, 64))
+				hint = fmt.Sprintf("write %s or %s%%: the threshold is a share of 1", strconv.FormatFloat(share, 'f', -1, 64), num)
 			}
 			return nil, &Error{Message: fmt.Sprintf("step %q: similarity %s must be above 0 and at most 1", c.step, c.args[1]), Hint: hint, arg: 2}
 		}

@@ -240,7 +240,7 @@ func TestCompileErrors(t *testing.T) {
 		{"bad regex", Input{Keyword: "Then ", Text: `the agent's reply matches "("`}, "invalid regular expression", nil},
 		{"bad state regex", Input{Keyword: "Then ", Text: `the state "k" matches "[a"`}, "invalid regular expression", nil},
 		{"bad similarity", Input{Keyword: "Then ", Text: `the agent's reply is similar to "x" with at least 1.5`}, "similarity 1.5", nil},
-		{"similarity as a percentage", Input{Keyword: "Then ", Text: `the agent's reply is similar to "x" with at least 70`}, "similarity 70", []string{"write 0.7: the threshold is a share of 1"}},
+		{"similarity as a percentage", Input{Keyword: "Then ", Text: `the agent's reply is similar to "x" with at least 70`}, "similarity 70", []string{"write 0.7 or 70%: the threshold is a share of 1"}},
 		{"missing docstring", Input{Keyword: "When ", Text: `the user says:`}, "needs a DocString", nil},
 		{"missing table", Input{Keyword: "Then ", Text: `the state includes:`}, "needs a table", nil},
 		{"unexpected docstring", Input{Keyword: "Then ", Text: `the conversation ends`, DocString: &doc}, "takes no DocString", nil},
@@ -560,6 +560,12 @@ func TestSimilarityBounds(t *testing.T) {
 		{"0.01", "0.01"},
 		{"0", `step "Then the agent's reply is similar to \"x\" with at least 0": similarity 0 must be above 0 and at most 1`},
 		{"1.01", `step "Then the agent's reply is similar to \"x\" with at least 1.01": similarity 1.01 must be above 0 and at most 1`},
+		// A percentage, as YAML's min: "70%" takes it.
+		{"70%", "0.7"},
+		{"100%", "1"},
+		{"0.5%", "0.005"},
+		{"0%", `step "Then the agent's reply is similar to \"x\" with at least 0%": similarity 0% must be above 0% and at most 100%`},
+		{"101%", `step "Then the agent's reply is similar to \"x\" with at least 101%": similarity 101% must be above 0% and at most 100%`},
 	} {
 		op, err := New().Compile(Input{Keyword: "Then ", Text: `the agent's reply is similar to "x" with at least ` + tc.min})
 		got := fmt.Sprint(err)
@@ -927,8 +933,8 @@ func TestHandoffStateKeyExpansion(t *testing.T) {
 // without its sign (70) says the share to write; one no percentage a
 // designer means can be (9, 170) only that it is out of range.
 func TestSimilarityAsAPercentage(t *testing.T) {
-	for min, hint := range map[string]string{"70": "write 0.7: the threshold is a share of 1", "10": "write 0.1: the threshold is a share of 1",
-		"100": "write 1: the threshold is a share of 1", "9": "", "170": ""} {
+	for min, hint := range map[string]string{"70": "write 0.7 or 70%: the threshold is a share of 1", "10": "write 0.1 or 10%: the threshold is a share of 1",
+		"100": "write 1 or 100%: the threshold is a share of 1", "9": "", "170": ""} {
 		_, err := New().Compile(Input{Keyword: "Then ", Text: `the agent's reply is similar to "x" with at least ` + min})
 		se, ok := err.(*Error)
 		if !ok || se.Message != `step "Then the agent's reply is similar to \"x\" with at least `+min+`": similarity `+min+` must be above 0 and at most 1` || se.Hint != hint {
