@@ -78,6 +78,9 @@ func TestLoadFileDiagnostics(t *testing.T) {
 		{name: "skip: no", src: "scenarios:\n  - name: a\n    skip: no\n    turns: [{say: hi}]\n", at: "3:11",
 			want: `skip: no is not a boolean in YAML 1.2: it would skip the scenario with the reason "no" (write false, or leave skip out, to run it; quote it (skip: "no") for a reason of that word)`},
 		{name: "skip: Off", src: "scenarios:\n  - name: a\n    skip: Off\n    turns: [{say: hi}]\n", at: "3:11", want: "skip: Off is not a boolean in YAML 1.2"},
+		// Debug chat reports a handoff by its destination: "" expects
+		// what no reply gives, so the check could never pass.
+		{name: "handoff empty", src: head + "          handoff: \"\"\n", at: "6:20", want: `handoff: an empty destination matches no handoff (write true for any handoff, or false for none)`},
 		{name: "handoff number", src: head + "          handoff: {equals: 1, x: 2}\n", at: "6:32", want: `unknown key "x" in handoff matcher`},
 		{name: "ended string", src: head + "          ended: \"true\"\n", at: "6:18", want: "ended must be true or false, not a string"},
 		{name: "delayed no", src: head + "          delayed: no\n", at: "6:20", want: "write false"},

@@ -571,6 +571,12 @@ func (d *decoder) handoff(e *assert.Expect, p pair) {
 			return
 		}
 	}
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!str" && n.Value == "" {
+		// A handoff names where to (debug chat reports one by its
+		// destination), so "" expects what no reply can give.
+		d.errorHint(n, "write true for any handoff, or false for none", "handoff: an empty destination matches no handoff")
+		return
+	}
 	h.Destination = d.matcher(n, "handoff", false)
 	if h.Destination == nil {
 		return

@@ -233,6 +233,11 @@ func Defs() []Def {
 		def(GroupChecks, `the agent hands off to `+q, NoArg, `Then the agent hands off to "billing_team"`, "",
 			"The reply hands off to this destination.", check(func(c *call, e *assert.Expect) error {
 				d := c.args[0]
+				if d == "" {
+					// As YAML's handoff: "": no reply hands off to nowhere.
+					return &Error{Message: fmt.Sprintf("step %q: an empty destination matches no handoff", c.step),
+						Hint: `name the destination, or write "Then the agent does not hand off" for none`, arg: 1}
+				}
 				e.Handoff = &assert.Handoff{Pos: c.pos, Expected: true, Destination: &assert.Text{Pos: c.pos, Exact: &d}}
 				return nil
 			})),

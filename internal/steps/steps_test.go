@@ -241,6 +241,7 @@ func TestCompileErrors(t *testing.T) {
 		{"bad state regex", Input{Keyword: "Then ", Text: `the state "k" matches "[a"`}, "invalid regular expression", nil},
 		{"bad similarity", Input{Keyword: "Then ", Text: `the agent's reply is similar to "x" with at least 1.5`}, "similarity 1.5", nil},
 		{"similarity as a percentage", Input{Keyword: "Then ", Text: `the agent's reply is similar to "x" with at least 70`}, "similarity 70", []string{"write 0.7 or 70%: the threshold is a share of 1"}},
+		{"empty handoff destination", Input{Keyword: "Then ", Text: `the agent hands off to ""`}, "an empty destination matches no handoff", []string{`write "Then the agent does not hand off" for none`}},
 		{"missing docstring", Input{Keyword: "When ", Text: `the user says:`}, "needs a DocString", nil},
 		{"missing table", Input{Keyword: "Then ", Text: `the state includes:`}, "needs a table", nil},
 		{"unexpected docstring", Input{Keyword: "Then ", Text: `the conversation ends`, DocString: &doc}, "takes no DocString", nil},
