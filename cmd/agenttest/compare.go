@@ -683,6 +683,13 @@ func (o *compareOptions) runSides(ctx context.Context, st *State, all []*side) e
 	if len(diags) > 0 {
 		return reported(exitUsage)
 	}
+	// The sides run at once, each at --parallel: a scenario holds the
+	// connections of every side.
+	var perCase uint64
+	for _, s := range sides {
+		perCase += connsPerCase(s.tgt.Embedded, len(messagingScenarios(s.plan(plan))) > 0)
+	}
+	o.parallel = fitParallel(st, o.parallel, perCase, false)
 	ropts := make([]runner.Options, len(sides))
 	for i, s := range sides {
 		ro, done, err := o.sideOptions(s.st, cfg, s.tgt, ids)

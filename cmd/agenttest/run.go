@@ -498,7 +498,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	human := newHuman(st, o, red.Writer(st.Stdout))
 	events := webhookEvents(plan)
 	receiver := o.webhookListen != "" || (tgt.Embedded && len(events) > 0)
-	o.parallel = fitParallel(st, o.parallel, receiver, tgt.Embedded, len(messagingScenarios(plan)) > 0)
+	o.parallel = fitParallel(st, o.parallel, connsPerCase(tgt.Embedded, len(messagingScenarios(plan)) > 0), receiver)
 	// The per-host limit follows --parallel: at the default of 64 a run at
 	// --parallel 100 would be capped silently, its extra scenarios waiting
 	// on the client's semaphore instead of the platform.
@@ -1044,26 +1044,33 @@ const maxReplyHint = "raise it with --max-reply-bytes (" + envMaxReplyBytes + ")
 // receiver's connections when one runs.
 const fdReserve = 64
 
+// connsPerCase is how many connections one running scenario may hold:
+// one to each of the two hosts (and a WebSocket to the messaging host
+// when scenarios run over messaging), and, on the embedded simulator,
+// the other end of each in the same process.
+func connsPerCase(embedded, messaging bool) uint64 {
+	n := uint64(2)
+	if messaging {
+		n = 3
+	}
+	if embedded {
+		n *= 2
+	}
+	return n
+}
+
 // fitParallel lowers parallel to what the open-file limit allows, and says
 // so once: past the limit, connections fail with "too many open files"
-// and cases error for no fault of the agent. Each running scenario may
-// hold a connection to each of the two hosts (and a WebSocket to the
-// messaging host when scenarios run over messaging), and the embedded
-// simulator holds the other end of each in the same process.
-func fitParallel(st *State, parallel int, receiver, embedded, messaging bool) int {
+// and cases error for no fault of the agent. perCase is what one running
+// scenario may hold (connsPerCase, summed over a comparison's sides,
+// which run at once).
+func fitParallel(st *State, parallel int, perCase uint64, receiver bool) int {
 	if st.OpenFileLimit == nil {
 		return parallel
 	}
 	limit, err := st.OpenFileLimit()
 	if err != nil || limit == 0 {
 		return parallel
-	}
-	perCase := uint64(2)
-	if messaging {
-		perCase = 3
-	}
-	if embedded {
-		perCase *= 2
 	}
 	reserve := uint64(fdReserve)
 	if receiver {
