@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -124,6 +125,7 @@ func (s *Session) confirm(c *assert.Confirm, convID string, waitEnded bool) (ok,
 		}
 		if conv != nil {
 			s.recordRead, s.recordEnded = convID, waitEnded || !conv.InProgress
+			s.record = conv
 		}
 		// The conversation an SMS probe's platform named began before
 		// the SMS (and its clock skew): the SMS went to a session still
@@ -435,19 +437,102 @@ func (s *Session) confirmWebhooks(checks []assert.WebhookCheck, convID string) (
 			s.errored(&result.Error{Pos: w.Pos, Kind: result.KindHTTP, Message: "confirm: webhooks: " + err.Error()})
 			return nil, true, false
 		}
-		rec.Summary = err.Error()
+		// What wraps the receiver's word (godogsteps' reason after it)
+		// is kept after it, as the receiver's word grows below.
+		after, wrapped := strings.CutPrefix(err.Error(), missing.Error())
+		said := func() string {
+			if !wrapped {
+				return err.Error()
+			}
+			return missing.Error() + after
+		}
+		missing.Waited = s.opts.ConfirmTimeout
+		rec.Summary = said()
 		if sentUnverified(missing, convID, w.Event) {
 			// The platform sent the event, as far as its unverified body
 			// says, but no copy could be verified (a signature that does
 			// not match, a body that is no event): the platform's error,
 			// or the webhook secret's, never the agent's failure.
-			s.errored(&result.Error{Pos: w.Pos, Kind: result.KindHTTP, Message: "confirm: webhooks: " + err.Error() +
+			s.errored(&result.Error{Pos: w.Pos, Kind: result.KindHTTP, Message: "confirm: webhooks: " + said() +
 				" (the platform sent the event, but no delivery could be verified: check the webhook secret, or the platform's signing)"})
 			return nil, true, false
 		}
-		fails = append(fails, assert.WebhookFailure(w, err))
+		happened, state := s.whoseEvent(w.Event, convID)
+		if happened {
+			// The record (or the end of the chat) shows what the event
+			// is sent for: the agent did its part, and the delivery was
+			// the platform's (or the webhook URL's, to reach the
+			// receiver).
+			missing.State = ", while " + state + ": the platform never delivered the event of what happened, its error (or the webhook URL's), not the agent's"
+			rec.Summary = said()
+			s.errored(&result.Error{Pos: w.Pos, Kind: result.KindTimeout, Message: "confirm: webhooks: " + rec.Summary})
+			return nil, true, true
+		}
+		if state != "" {
+			missing.State = ": " + state
+		}
+		rec.Summary = said()
+		fails = append(fails, assert.WebhookFailure(w, errors.New(rec.Summary)))
 	}
 	return fails, false, false
+}
+
+// whoseEvent tells, for an event that never arrived for conversation
+// convID, whether what the platform sends it for happened, by the
+// conversation's record read again now the wait is over (the record read
+// before the wait, when that read fails) and by the agent's end of the
+// chat: the reference
+// sends conversation.completed when a conversation ends, handoff.created
+// when a handoff happens. state says what they show, "" when nothing
+// does (another event, no record). What happened and was never delivered
+// is the platform's to deliver; what did not happen is the agent's, and
+// the failure says what it did not do.
+func (s *Session) whoseEvent(event, convID string) (happened bool, state string) {
+	if event != reply.EventConversationCompleted && event != reply.EventHandoffCreated {
+		return false, ""
+	}
+	conv := s.record
+	if conv == nil || conv.ID != convID || conv.InProgress || (event == reply.EventHandoffCreated && !conv.Handoff) {
+		ctx, cancel := withTimeout(s.ctx, s.opts.TurnTimeout, s.opts)
+		if got, err := s.opts.Records.GetConversation(ctx, s.c.Agent, convID); err == nil {
+			conv, s.record = got, got
+		}
+		cancel()
+	}
+	if conv != nil && conv.ID != convID {
+		conv = nil
+	}
+	switch event {
+	case reply.EventConversationCompleted:
+		switch {
+		case conv != nil && !conv.InProgress:
+			state = "the conversation ended (its record says in_progress=false)"
+		case s.agentEndedChat():
+			state = "the agent ended the chat"
+		case conv != nil:
+			return false, "the conversation is still in progress (its record says in_progress=true): the agent did not end it, and the platform sends conversation.completed when a conversation ends"
+		default:
+			return false, ""
+		}
+		if conv != nil && conv.Channel != "" && !slices.Contains(callChannels, conv.Channel) {
+			// The reference: conversation.completed is sent when "a
+			// call ends". A platform may send none for a chat.
+			state += fmt.Sprintf(" (the reference names conversation.completed for a call that ends: a platform may send none for a %s conversation; confirm it after a call)", conv.Channel)
+		}
+		return true, state
+	default: // handoff.created
+		switch {
+		case conv != nil && conv.Handoff:
+			state = "the agent handed off (its record says handoff=true"
+			if conv.HandoffDestination != "" {
+				state += ", handoff_destination=" + conv.HandoffDestination
+			}
+			return true, state + ")"
+		case conv != nil:
+			return false, "its record says handoff=false: the agent did not hand off, and the platform sends handoff.created when a handoff happens"
+		}
+		return false, ""
+	}
 }
 
 // sentUnverified reports whether a delivery rejected during the wait

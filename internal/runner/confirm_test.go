@@ -282,10 +282,9 @@ scenarios:
 // TestWebhookReceiverReachedByNothing: a nightly job whose tunnel was
 // down failed every webhook confirmation with "no verified event
 // arrived" alone, as if the agent had not done what the event confirms.
-// The failure stays the agent's (an agent that never ends a conversation
-// sends no event either, and the platform says nothing of its
-// deliveries), but it says that nothing at all reached the receiver, and
-// where to look.
+// The agent handed off here, as its record says: the event was the
+// platform's to deliver, so the case errors, saying that nothing at all
+// reached the receiver, and where to look.
 func TestWebhookReceiverReachedByNothing(t *testing.T) {
 	t.Parallel()
 	e := newConfirmEnv(t, nil)
@@ -294,12 +293,78 @@ func TestWebhookReceiverReachedByNothing(t *testing.T) {
 	c := e.confirmHandoffEvent(t, func(clk *fakeclock.Clock) Webhooks {
 		return waitedOut{MarkingWebhooks: webhook.NewReceiver(webhook.Options{Secret: "whsec_00000000000000000000000000000000"}), clk: clk}
 	})
-	if c.Status != result.Failed || len(c.Last().Failures) != 1 {
-		t.Fatalf("status %s, want failed on the webhook%s", c.Status, describe(c))
+	if c.Status != result.Errored || c.Last().Error == nil {
+		t.Fatalf("status %s, want errored on the webhook%s", c.Status, describe(c))
 	}
-	if f := c.Last().Failures[0]; f.Pos.Line != 8 || !strings.Contains(f.Message, "no delivery of any event has reached the receiver since it started") ||
-		!strings.Contains(f.Message, "check that the webhook URL leads to the receiver") {
-		t.Errorf("failure %s: %s", f.Pos, f.Message)
+	if e := c.Last().Error; e.Pos.Line != 8 || e.Kind != result.KindTimeout || !strings.Contains(e.Message, "no delivery of any event has reached the receiver since it started") ||
+		!strings.Contains(e.Message, "check that the webhook URL leads to the receiver") || !strings.Contains(e.Message, "while the agent handed off") {
+		t.Errorf("error %s: %s", e.Pos, e.Message)
+	}
+}
+
+// TestWebhookMissingWhoseFault: an event that never came is judged by
+// what it is sent for (the reference: conversation.completed when a
+// conversation ends, handoff.created when a handoff happens), as the
+// conversation's record shows it. Before, every missing event failed the
+// agent, one of a conversation the agent had ended or handed off too:
+// the platform's undelivered event read as the agent's broken
+// expectation. Now that is the platform's error (timeout, exit 4), saying
+// what happened; a conversation the agent left open, or never handed
+// off, still fails it, saying what the agent did not do. Real HTTP
+// against the simulator; the receiver hears nothing, on a fake clock.
+func TestWebhookMissingWhoseFault(t *testing.T) {
+	t.Parallel()
+	e := newConfirmEnv(t, nil)
+	for _, tc := range []struct {
+		name, say, event string
+		status           result.Status
+		want             string
+	}{
+		{"completed, left open", "hello", "conversation.completed", result.Failed,
+			`no verified "conversation.completed" event for conversation CONV arrived within 500ms: the conversation is still in progress (its record says in_progress=true): the agent did not end it`},
+		{"completed, ended", "I have chest pain", "conversation.completed", result.Errored,
+			`no verified "conversation.completed" event for conversation CONV arrived within 500ms, while the conversation ended (its record says in_progress=false) (the reference names conversation.completed for a call that ends: a platform may send none for a WEBCHAT conversation; confirm it after a call): the platform never delivered the event of what happened, its error (or the webhook URL's), not the agent's`},
+		{"handoff, none", "hello", "handoff.created", result.Failed,
+			`arrived within 500ms: its record says handoff=false: the agent did not hand off`},
+		{"handoff, handed off", "I have chest pain", "handoff.created", result.Errored,
+			`arrived within 500ms, while the agent handed off (its record says handoff=true, handoff_destination=on_call_nurse): the platform never delivered`},
+		// An event the reference does not name: nothing tells what it is
+		// sent for, and the agent is judged, as before.
+		{"another event", "I have chest pain", "call.transferred", result.Failed,
+			`no verified "call.transferred" event for conversation CONV arrived within 500ms; no delivery`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := `suite: whose
+agent: ` + e.clinic + `
+scenarios:
+  - name: event
+    turns:
+      - say: ` + tc.say + `
+    confirm:
+      webhooks: [` + tc.event + `]
+`
+			clk := fakeclock.New()
+			opts := e.opts()
+			opts.Now, opts.Sleep, opts.AfterFunc = clk.Now, clk.Sleep, clk.AfterFunc
+			opts.Webhooks = waitedOut{MarkingWebhooks: webhook.NewReceiver(webhook.Options{Secret: "whsec_00000000000000000000000000000000"}), clk: clk}
+			opts.ConfirmTimeout = 500 * time.Millisecond
+			c := runOne(t, opts, src)
+			a := c.Last()
+			if c.Status != tc.status {
+				t.Fatalf("status %s, want %s%s", c.Status, tc.status, describe(c))
+			}
+			want := strings.ReplaceAll(tc.want, "CONV", a.ConversationID)
+			if got := said(a); !strings.Contains(got, want) {
+				t.Errorf("said %q\nwant %q", got, want)
+			}
+			if tc.status == result.Errored && (a.Error.Kind != result.KindTimeout || a.Error.Pos.Line != 8) {
+				t.Errorf("error %+v, want a timeout at line 8", a.Error)
+			}
+			// The webhook's line says the same, ✗.
+			if last := a.Confirmations[len(a.Confirmations)-1]; last.Kind != result.ConfirmWebhook || last.Held || !strings.Contains(last.Summary, strings.TrimPrefix(want, "no verified")) {
+				t.Errorf("webhook line %+v", last)
+			}
+		})
 	}
 }
 
