@@ -284,6 +284,11 @@ func (s *Session) readConversation(pos diag.Pos, convID string, waitEnded bool) 
 		return nil, rec, true, true
 	}
 	rec.Found, rec.Summary = true, conversationSummary(conv)
+	if s.probed {
+		// A probe has no transcript of its own: what was said on its
+		// call or by SMS is what the record holds.
+		recordTurns(rec, conv)
+	}
 	if waitEnded && conv.InProgress {
 		rec.Summary += fmt.Sprintf(" (still in progress after %s)", s.opts.ConfirmTimeout)
 	}
@@ -638,6 +643,34 @@ func (s *Session) named(ctx context.Context, err error) error {
 // platformFailed ends the attempt on a failed read or probe call.
 func (s *Session) platformFailed(pos diag.Pos, what string, err error) (retry bool) {
 	return s.callFailed(pos, what, err, false)
+}
+
+// maxRecordTurns bounds the turns of a probe's record kept on its line:
+// a nightly run keeps hundreds of lines, and a call that went on for
+// long says what it needs to in its first turns.
+const maxRecordTurns = 50
+
+// recordTurns keeps on rec, the line of a probe's record, the turns the
+// record holds: what the user (the one called or texted) said and what
+// the agent said, at the platform's times.
+func recordTurns(rec *result.Confirmation, conv *reply.Conversation) {
+	for i, t := range conv.Turns {
+		if i == maxRecordTurns {
+			rec.Saw(time.Time{}, result.SeenPlatform, fmt.Sprintf("… %d more turns in the record", len(conv.Turns)-i))
+			return
+		}
+		switch {
+		case t.UserInput != "":
+			rec.Saw(t.UserInputAt, result.SeenUser, t.UserInput)
+		case t.UserInputDTMF != "":
+			rec.Saw(t.UserInputAt, result.SeenUser, "(DTMF "+t.UserInputDTMF+")")
+		case t.IsSilence:
+			rec.Saw(t.UserInputAt, result.SeenUser, "(silence)")
+		}
+		if t.AgentResponse != "" {
+			rec.Saw(t.AgentResponseAt, result.SeenAgent, t.AgentResponse)
+		}
+	}
 }
 
 // conversationSummary is the one line a report shows of a record read.
