@@ -70,16 +70,29 @@ func probesFixture() *result.Result {
 					Summary: "channel=VOICE-SIP environment=live in_progress=false num_turns=2 handoff=false", Reads: 1, Duration: 400 * time.Millisecond,
 					Seen: []result.Seen{
 						{At: at(700), Who: result.SeenAgent, Text: "Hello, this is Riverside Clinic with a reminder of your appointment tomorrow."},
-						{At: at(1500), Who: result.SeenUser, Text: "thanks"},
+						// A control character in what the platform recorded
+						// is shown escaped, as in a transcript.
+						{At: at(1500), Who: result.SeenUser, Text: "thanks\r"},
 						{Who: result.SeenAgent, Text: "Goodbye."},
 					}},
 			},
+		}},
+	}
+	// A probe of a report written before probes kept what they saw:
+	// its JUnit output is what it was.
+	older := &result.Case{
+		Name: "reminder SMS is sent", Pos: pos(file, 30, 5), Status: result.Passed,
+		Duration: 200 * time.Millisecond, Agent: "clinic", Env: "live",
+		Attempts: []*result.Attempt{{
+			Number: 1, Status: result.Passed, ConversationID: "conv-sms-0", Started: at(30), Duration: 200 * time.Millisecond,
+			Confirmations: []*result.Confirmation{{Pos: pos(file, 31, 5), Kind: result.ConfirmSMS, Subject: "+447700900004", Found: true, Held: true,
+				Summary: "sent from the environment's number, conversation conv-sms-0", Reads: 1, Duration: 200 * time.Millisecond}},
 		}},
 	}
 	return &result.Result{
 		Started:  t0,
 		Duration: 4100 * time.Millisecond,
 		Target:   result.Target{Name: "live", Env: "live", BuildURL: "https://build.example.com", RuntimeURL: "https://runtime.example.com", AccountID: "ws-abcdefgh"},
-		Files:    []*result.File{{Path: file, Suite: "reminders", Cases: []*result.Case{sms, busy, ok}}},
+		Files:    []*result.File{{Path: file, Suite: "reminders", Cases: []*result.Case{sms, busy, ok, older}}},
 	}
 }

@@ -125,7 +125,6 @@ func (s *Session) confirm(c *assert.Confirm, convID string, waitEnded bool) (ok,
 		}
 		if conv != nil {
 			s.recordRead, s.recordEnded = convID, waitEnded || !conv.InProgress
-			s.record = conv
 		}
 		// The conversation an SMS probe's platform named began before
 		// the SMS (and its clock skew): the SMS went to a session still
@@ -484,8 +483,8 @@ func (s *Session) confirmWebhooks(checks []assert.WebhookCheck, convID string) (
 
 // whoseEvent tells, for an event that never arrived for conversation
 // convID, whether what the platform sends it for happened, by the
-// conversation's record read again now the wait is over (the record read
-// before the wait, when that read fails) and by the agent's end of the
+// conversation's record read again now the wait is over (what it said
+// before may have changed during the wait) and by the agent's end of the
 // chat: the reference
 // sends conversation.completed when a conversation ends, handoff.created
 // when a handoff happens. state says what they show, "" when nothing
@@ -496,16 +495,11 @@ func (s *Session) whoseEvent(event, convID string) (happened bool, state string)
 	if event != reply.EventConversationCompleted && event != reply.EventHandoffCreated {
 		return false, ""
 	}
-	conv := s.record
-	if conv == nil || conv.ID != convID || conv.InProgress || (event == reply.EventHandoffCreated && !conv.Handoff) {
-		ctx, cancel := withTimeout(s.ctx, s.opts.TurnTimeout, s.opts)
-		if got, err := s.opts.Records.GetConversation(ctx, s.c.Agent, convID); err == nil {
-			conv, s.record = got, got
-		}
-		cancel()
-	}
-	if conv != nil && conv.ID != convID {
-		conv = nil
+	ctx, cancel := withTimeout(s.ctx, s.opts.TurnTimeout, s.opts)
+	conv, err := s.opts.Records.GetConversation(ctx, s.c.Agent, convID)
+	cancel()
+	if err != nil {
+		conv = nil // nothing known of it: the agent is judged, as before
 	}
 	switch event {
 	case reply.EventConversationCompleted:

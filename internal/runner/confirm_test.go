@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -348,10 +349,14 @@ scenarios:
 			opts.Now, opts.Sleep, opts.AfterFunc = clk.Now, clk.Sleep, clk.AfterFunc
 			opts.Webhooks = waitedOut{MarkingWebhooks: webhook.NewReceiver(webhook.Options{Secret: "whsec_00000000000000000000000000000000"}), clk: clk}
 			opts.ConfirmTimeout = 500 * time.Millisecond
+			opts.Retries = 1
 			c := runOne(t, opts, src)
 			a := c.Last()
 			if c.Status != tc.status {
 				t.Fatalf("status %s, want %s%s", c.Status, tc.status, describe(c))
+			}
+			if tc.status == result.Errored && len(c.Attempts) != 2 {
+				t.Errorf("%d attempts, want the platform's error retried once", len(c.Attempts))
 			}
 			want := strings.ReplaceAll(tc.want, "CONV", a.ConversationID)
 			if got := said(a); !strings.Contains(got, want) {
@@ -687,6 +692,87 @@ scenarios:
 			c := res.Files[0].Cases[0]
 			if e := c.Last().Error; c.Status != result.Errored || e == nil || e.Kind != tc.kind || e.Pos != pos(9, 5) || e.Message != tc.want || c.Env == "production" {
 				t.Errorf("%s in env %s, want errored (%s) at %s saying %q%s", c.Status, c.Env, tc.kind, pos(9, 5), tc.want, describe(c))
+			}
+		})
+	}
+}
+
+// TestWebhookMissingRecordUnsettled: what the record says when the wait
+// for the event ends is what counts. A call probe's record read before
+// the wait said in_progress (the call was still on), and the call ended
+// during the wait without its event: the platform's, not "the agent did
+// not end it". And a chat the agent ended whose record never settles
+// (a platform that keeps in_progress) is the platform's too: the agent
+// ended it.
+func TestWebhookMissingRecordUnsettled(t *testing.T) {
+	t.Parallel()
+	e := newConfirmEnv(t, nil)
+	for _, tc := range []struct {
+		name, src string
+		records   func() Records
+		// fake runs the case on a fake clock; a call goes on on the
+		// simulator's real one, and its receiver's wait passes at once.
+		fake bool
+		want string
+	}{
+		{"the call ended during the wait", `
+  - name: event
+    probe: {outbound_call: {to: "+447700900001"}, within: 5s}
+    confirm:
+      webhooks: [conversation.completed]
+`, func() Records {
+			// The first read of the call's record says it is still
+			// on; every later one says what the simulator says.
+			var once sync.Once
+			return e.rewritten(t, func(body string) string {
+				if strings.Contains(body, `"channel":"VOICE-SIP"`) && !strings.Contains(body, `"conversations"`) {
+					once.Do(func() { body = strings.ReplaceAll(body, `"in_progress":false`, `"in_progress":true`) })
+				}
+				return body
+			})
+		}, false, `arrived within 3s, while the conversation ended (its record says in_progress=false): the platform never delivered`},
+		{"the agent ended the chat, the record never settles", `
+  - name: event
+    turns:
+      - say: I have chest pain
+    confirm:
+      webhooks: [conversation.completed]
+`, func() Records { return e.unsettled(t) }, true, `arrived within 500ms, while the agent ended the chat (the reference names`},
+		{"the handoff recorded during the wait", `
+  - name: event
+    turns:
+      - say: I have chest pain
+    confirm:
+      webhooks: [handoff.created]
+`, func() Records {
+			// The first read of the ended record does not show its
+			// handoff yet; every later one does.
+			var once sync.Once
+			return e.rewritten(t, func(body string) string {
+				if strings.Contains(body, `"in_progress":false`) && !strings.Contains(body, `"conversations"`) {
+					once.Do(func() { body = strings.ReplaceAll(body, `"handoff":true`, `"handoff":false`) })
+				}
+				return body
+			})
+		}, true, `arrived within 500ms, while the agent handed off (its record says handoff=true`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := e.opts()
+			opts.Records = tc.records()
+			rcv := webhook.NewReceiver(webhook.Options{Secret: "whsec_00000000000000000000000000000000"})
+			opts.Webhooks = boundPassed{Receiver: rcv}
+			if tc.fake {
+				clk := fakeclock.New()
+				opts.Now, opts.Sleep, opts.AfterFunc = clk.Now, clk.Sleep, clk.AfterFunc
+				opts.Webhooks = waitedOut{MarkingWebhooks: rcv, clk: clk}
+				opts.ConfirmTimeout = 500 * time.Millisecond
+			}
+			c := runOne(t, opts, "suite: whose\nagent: "+e.clinic+"\nscenarios:"+tc.src)
+			if c.Status != result.Errored {
+				t.Fatalf("status %s, want errored%s", c.Status, describe(c))
+			}
+			if got := said(c.Last()); !strings.Contains(got, tc.want) {
+				t.Errorf("said %q\nwant %q", got, tc.want)
 			}
 		})
 	}

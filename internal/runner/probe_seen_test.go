@@ -2,9 +2,14 @@ package runner
 
 import (
 	"context"
+	"fmt"
+	"net/http"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/result"
 )
 
@@ -109,5 +114,110 @@ func TestProbeSeen(t *testing.T) {
 		if len(c.Seen) > 0 {
 			t.Errorf("debug chat's %s line: seen %+v", c.Kind, c.Seen)
 		}
+	}
+}
+
+// TestProbeSeenHostile: what a probe saw on a platform that names no
+// conversation, shows a call's status late, and records turns of every
+// kind: a 404 before the first status, each status once with its reads,
+// the searches of the list, and the record's turns (the user's text,
+// DTMF and silence, the agent's answers, two alike kept apart), the first
+// maxRecordTurns of them.
+func TestProbeSeenHostile(t *testing.T) {
+	t.Parallel()
+	const to, dialled = "+447700900002", "+447700900003"
+	turn := func(user, dtmf string, silence bool, agent string) string {
+		return fmt.Sprintf(`{"user_input":%q,"user_input_dtmf":%q,"is_silence":%t,"agent_response":%q,"agent_response_datetime":"2026-03-01T12:00:01.500Z"}`, user, dtmf, silence, agent)
+	}
+	turns := []string{turn("", "", false, "Reply YES to confirm"), turn("YES", "", false, "Booked."), turn("", "", false, "Booked."),
+		turn("", "1", false, "Pressed one."), turn("", "", true, "Still there?")}
+	for len(turns) < maxRecordTurns+3 {
+		turns = append(turns, turn("more", "", false, "ok"))
+	}
+	rec := strings.TrimSuffix(record("conv-own", to, "SMS", fakeclock.Start.Add(time.Second), true, false, ""), "}") +
+		`,"num_turns":` + strconv.Itoa(len(turns)) + `,"turns":[` + strings.Join(turns, ",") + "]}"
+	call := record("conv-call", dialled, "VOICE-SIP", fakeclock.Start.Add(time.Second), false, false, `"call_sid":"OUT-1"`)
+	h := &hostileRuntime{
+		smsStatus: http.StatusAccepted,
+		// 404, queued twice, success.
+		status: func(n int) string {
+			switch n {
+			case 1:
+				return ""
+			case 2, 3:
+				return `{"call_sid":"OUT-1","status":"queued"}`
+			}
+			return `{"call_sid":"OUT-1","status":"success"}`
+		},
+		// Each probe's conversation from its second read of the list on.
+		list: func(n int) []string {
+			if n > 0 && n%2 == 0 {
+				return []string{rec, call}
+			}
+			return nil
+		},
+		get: func(id string) *string {
+			switch id {
+			case "conv-own":
+				return &rec
+			case "conv-call":
+				return &call
+			}
+			return nil
+		},
+	}
+	res := runHostileRun(t, h, `suite: seen
+agent: p1
+scenarios:
+  - name: sms
+    probe: {sms: {to: "`+to+`", message: "Reply YES to confirm", agent_number: "+15555550100"}}
+    confirm: {conversation: {num_turns: {min: 1}}}
+`)
+	a := res.Files[0].Cases[0].Last()
+	if len(a.Confirmations) != 2 {
+		t.Fatalf("confirmations %+v%s", a.Confirmations, describe(res.Files[0].Cases[0]))
+	}
+	sms, got := a.Confirmations[0], ""
+	for _, s := range sms.Seen {
+		got += fmt.Sprintf("%s %s (%d)\n", s.Who, s.Text, s.Reads)
+	}
+	want := "sent SMS to " + to + " from +15555550100 (POST /v1/outbound-sms): Reply YES to confirm (0)\n" +
+		"platform answered: no conversation named (0)\n" +
+		"platform listed no conversation of the SMS to " + to + " yet (0)\n" +
+		"platform listed conversation conv-own as the SMS to " + to + "'s (0)\n"
+	if got != want {
+		t.Errorf("the SMS saw\n%s\nwant\n%s", got, want)
+	}
+	got = ""
+	for i, s := range a.Confirmations[1].Seen {
+		if i < 8 || i >= len(a.Confirmations[1].Seen)-2 {
+			got += fmt.Sprintf("%s %s (%d)\n", s.Who, s.Text, s.Reads)
+		}
+	}
+	want = "agent Reply YES to confirm (0)\nuser YES (0)\nagent Booked. (0)\nagent Booked. (0)\nuser (DTMF 1) (0)\nagent Pressed one. (0)\nuser (silence) (0)\nagent Still there? (0)\n" +
+		"agent ok (0)\nplatform … 3 more turns in the record (0)\n"
+	if got != want {
+		t.Errorf("the record saw\n%s\nwant\n%s", got, want)
+	}
+	if at := a.Confirmations[1].Seen[0].At; !at.Equal(time.Date(2026, 3, 1, 12, 0, 1, 500e6, time.UTC)) {
+		t.Errorf("the agent's turn at %s, want the record's agent_response_datetime", at)
+	}
+
+	h.probed, h.listReads = false, 0
+	res = runHostileRun(t, h, `suite: seen
+agent: p1
+scenarios:
+  - name: call
+    probe: {outbound_call: {to: "`+dialled+`"}, within: 2m}
+`)
+	got = ""
+	for _, s := range res.Files[0].Cases[0].Last().Confirmations[0].Seen {
+		got += fmt.Sprintf("%s %s (%d)\n", s.Who, s.Text, s.Reads)
+	}
+	want = "sent call to " + dialled + " (POST /v1/outbound-calling) (0)\nplatform placed: call_sid OUT-1, status queued (0)\n" +
+		"platform no status (404) (0)\nplatform status queued (2)\nplatform status success (0)\n" +
+		"platform listed no conversation of the call OUT-1 yet (0)\nplatform listed conversation conv-call as the call OUT-1's (0)\n"
+	if got != want {
+		t.Errorf("the call saw\n%s\nwant\n%s", got, want)
 	}
 }

@@ -88,9 +88,6 @@ type Session struct {
 	// feature's later handoff or webhook step need not wait for it again.
 	recordRead  string
 	recordEnded bool
-	// record is the latest record of the conversation read: what a
-	// missing webhook event is judged by (whoseEvent).
-	record *reply.Conversation
 	// retry reports whether a fresh attempt could help after the step
 	// that ended this one.
 	retry bool
