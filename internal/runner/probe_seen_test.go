@@ -177,10 +177,7 @@ scenarios:
 	if len(a.Confirmations) != 2 {
 		t.Fatalf("confirmations %+v%s", a.Confirmations, describe(res.Files[0].Cases[0]))
 	}
-	sms, got := a.Confirmations[0], ""
-	for _, s := range sms.Seen {
-		got += fmt.Sprintf("%s %s (%d)\n", s.Who, s.Text, s.Reads)
-	}
+	got := seenText(a.Confirmations[0].Seen)
 	want := "sent SMS to " + to + " from +15555550100 (POST /v1/outbound-sms): Reply YES to confirm (0)\n" +
 		"platform answered: no conversation named (0)\n" +
 		"platform listed no conversation of the SMS to " + to + " yet (0)\n" +
@@ -188,12 +185,8 @@ scenarios:
 	if got != want {
 		t.Errorf("the SMS saw\n%s\nwant\n%s", got, want)
 	}
-	got = ""
-	for i, s := range a.Confirmations[1].Seen {
-		if i < 8 || i >= len(a.Confirmations[1].Seen)-2 {
-			got += fmt.Sprintf("%s %s (%d)\n", s.Who, s.Text, s.Reads)
-		}
-	}
+	rs := a.Confirmations[1].Seen
+	got = seenText(append(rs[:8:8], rs[len(rs)-2:]...))
 	want = "agent Reply YES to confirm (0)\nuser YES (0)\nagent Booked. (0)\nagent Booked. (0)\nuser (DTMF 1) (0)\nagent Pressed one. (0)\nuser (silence) (0)\nagent Still there? (0)\n" +
 		"agent ok (0)\nplatform … 3 more turns in the record (0)\n"
 	if got != want {
@@ -210,14 +203,20 @@ scenarios:
   - name: call
     probe: {outbound_call: {to: "`+dialled+`"}, within: 2m}
 `)
-	got = ""
-	for _, s := range res.Files[0].Cases[0].Last().Confirmations[0].Seen {
-		got += fmt.Sprintf("%s %s (%d)\n", s.Who, s.Text, s.Reads)
-	}
+	got = seenText(res.Files[0].Cases[0].Last().Confirmations[0].Seen)
 	want = "sent call to " + dialled + " (POST /v1/outbound-calling) (0)\nplatform placed: call_sid OUT-1, status queued (0)\n" +
 		"platform no status (404) (0)\nplatform status queued (2)\nplatform status success (0)\n" +
 		"platform listed no conversation of the call OUT-1 yet (0)\nplatform listed conversation conv-call as the call OUT-1's (0)\n"
 	if got != want {
 		t.Errorf("the call saw\n%s\nwant\n%s", got, want)
 	}
+}
+
+// seenText is what a probe saw, one "who text (reads)" line each.
+func seenText(seen []result.Seen) string {
+	var b strings.Builder
+	for _, s := range seen {
+		fmt.Fprintf(&b, "%s %s (%d)\n", s.Who, s.Text, s.Reads)
+	}
+	return b.String()
 }
