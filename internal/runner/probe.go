@@ -368,7 +368,7 @@ func (s *Session) probeSMS(pos diag.Pos, sp *steps.SMSProbe) (convID string, ok,
 		rec.Summary += ", " + where
 		s.errored(&result.Error{Pos: sp.Pos, Kind: result.KindConfig, Message: fmt.Sprintf(
 			"probe: SMS to %s: the platform opened its conversation in %s: an SMS runs in the project and environment of its connector id (%s), so the one sent is not the connector of agent %s in %s (check %s)",
-			to, where, brand.TokenIDHeader, agent, s.c.Env, cmp.Or(s.opts.Settings.SMSConnector, "sms_connector_id on the target"))})
+			to, where, brand.TokenIDHeader, agent, s.c.Env, s.opts.Settings.smsConnector(agent))})
 		return "", false, false
 	}
 	convID = res.ConversationID
