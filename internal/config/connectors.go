@@ -238,18 +238,24 @@ func (r *resolver) resolveMessaging(def *TargetDef) {
 		t.connectorEnv = v // an invalid env: is reported where it is read
 	}
 	for _, c := range def.Connectors {
-		tok := r.key(c.Setting(), c.Token, "")
-		if tok == "" {
-			continue
-		}
-		if t.Connectors == nil {
-			t.Connectors = map[string]map[string]Secret{}
-		}
-		if t.Connectors[c.Agent] == nil {
-			t.Connectors[c.Agent] = map[string]Secret{}
-		}
-		t.Connectors[c.Agent][c.Env] = tok
+		setPerAgent(&t.Connectors, c, r.key(c.Setting(), c.Token, ""))
 	}
+}
+
+// setPerAgent sets the value of entry c in *m (agent -> env -> value),
+// making the maps it needs; an empty value (one not resolved) is left
+// out.
+func setPerAgent[V ~string](m *map[string]map[string]V, c ConnectorDef, v V) {
+	if v == "" {
+		return
+	}
+	if *m == nil {
+		*m = map[string]map[string]V{}
+	}
+	if (*m)[c.Agent] == nil {
+		(*m)[c.Agent] = map[string]V{}
+	}
+	(*m)[c.Agent][c.Env] = v
 }
 
 // writtenEnv is the environment an env-less connector (or SMS connector

@@ -335,17 +335,7 @@ func Resolve(f *File, sel Selection) (*Target, diag.Diagnostics) {
 	t.WebhookURL = r.field("webhook_url", def.WebhookURL, EnvWebhookURL)
 	t.SMSConnectorID = r.field("sms_connector_id", def.SMSConnectorID, EnvSMSConnectorID)
 	for _, c := range def.SMSConnectorIDs {
-		id := r.field(c.Setting(), c.Token, "")
-		if id == "" {
-			continue
-		}
-		if t.SMSConnectorIDs == nil {
-			t.SMSConnectorIDs = map[string]map[string]string{}
-		}
-		if t.SMSConnectorIDs[c.Agent] == nil {
-			t.SMSConnectorIDs[c.Agent] = map[string]string{}
-		}
-		t.SMSConnectorIDs[c.Agent][c.Env] = id
+		setPerAgent(&t.SMSConnectorIDs, c, r.field(c.Setting(), c.Token, ""))
 	}
 	t.Brand = r.field("brand", def.Brand, EnvBrand)
 	if def.AllowLive != nil {
