@@ -1308,9 +1308,10 @@ func godogOutput(steps *godogsteps.Steps, features fs.FS, format string, paths .
 }
 
 // TestWebhookThatDoesNotArrive: Options.Webhooks says why it gave up; an
-// event that has not come when the wait's context ends is the agent's
-// failure, at the check's key with what was expected, as agenttest run
-// says it, not the platform's error; a receiver that fails before then
+// event that has not come when the wait's context ends, of a handoff the
+// agent did not make (its record says so), is the agent's failure, at the
+// check's key with what was expected, as agenttest run says it, not the
+// platform's error; a receiver that fails before then
 // cannot confirm anything, which agenttest run blames on the platform's
 // side.
 func TestWebhookThatDoesNotArrive(t *testing.T) {
@@ -1319,7 +1320,7 @@ func TestWebhookThatDoesNotArrive(t *testing.T) {
 	features := fstest.MapFS{"hook.feature": {Data: []byte(`@agent:clinic
 Feature: webhooks
   Scenario: urgent
-    When the user says "I have chest pain"
+    When the user says "hello"
     Then a "handoff.created" webhook arrives
 `)}}
 	type testCase struct {
@@ -1365,7 +1366,8 @@ Feature: webhooks
 			},
 			want: []string{
 				`hook.feature:5:5: confirm.webhooks.handoff.created: no verified "handoff.created" event for conversation conv-`,
-				`arrived (Options.Webhooks: no handoff.created yet: context deadline exceeded)`,
+				`arrived within 30s: its record says handoff=false: the agent did not hand off`,
+				`(Options.Webhooks: no handoff.created yet: context deadline exceeded)`,
 				"\n  expected: handoff.created event, signed\n  actual:   none verified",
 			},
 		},

@@ -168,10 +168,10 @@ func liveSafety(suites []*scenario.Suite, allowLive bool, t *config.Target) diag
 
 // missingSMSConnector reports, before anything runs, the SMS probes a
 // target cannot send: the SMS API names the connector the text goes out
-// through (X-TOKEN-ID), which a configured target gives as
-// sms_connector_id (the embedded simulator has one per agent and
-// environment). Found only when the probe came, it errored the scenario
-// as if the platform were at fault.
+// through (X-TOKEN-ID), which a configured target gives per agent as
+// sms_connector_ids, or for every agent as sms_connector_id (the embedded
+// simulator has one per agent and environment). Found only when the probe
+// came, it errored the scenario as if the platform were at fault.
 func missingSMSConnector(suites []*scenario.Suite, t *config.Target) diag.Diagnostics {
 	if t.Embedded {
 		// It has a connector for every agent it serves, and
@@ -191,13 +191,16 @@ func missingSMSConnector(suites []*scenario.Suite, t *config.Target) diag.Diagno
 			continue
 		}
 		agent, env := agentEnv(sc, t)
-		if t.SMSConnector(agent, env) == "" {
+		setting := t.SMSConnectorSetting(agent, env)
+		if setting == "" {
 			ds = ds.Append(diag.Diagnostic{Pos: pr.SMS.Pos,
-				Message: fmt.Sprintf("scenario %q sends an SMS probe, and target %q has no sms_connector_id (%s)", sc.Name, t.Name, config.EnvSMSConnectorID),
-				Hint:    "the connector id (X-TOKEN-ID) of the agent's SMS connector: add it to the target in agenttest.yaml, or set the variable; docs/confirmations.md, section Running confirmations"})
+				Message: fmt.Sprintf("scenario %q sends an SMS probe of agent %s in %s, and target %q has no SMS connector id for it (sms_connector_ids.%s, or sms_connector_id, %s)", sc.Name, agent, env, t.Name, agent, config.EnvSMSConnectorID),
+				Hint:    "the connector id (X-TOKEN-ID) of the agent's SMS connector: add it to the target in agenttest.yaml (sms_connector_ids: {" + agent + ": ID}, or sms_connector_id for one agent), or set the variable; docs/confirmations.md, section Running confirmations"})
 			continue
 		}
-		if !slices.ContainsFunc(first, func(p probeOf) bool { return p.agent == agent }) {
+		// An agent's own sms_connector_ids entry is its project's:
+		// only those that share sms_connector_id text as another.
+		if setting == "sms_connector_id" && !slices.ContainsFunc(first, func(p probeOf) bool { return p.agent == agent }) {
 			first = append(first, probeOf{agent, pr.SMS.Pos})
 		}
 	}
@@ -210,7 +213,7 @@ func missingSMSConnector(suites []*scenario.Suite, t *config.Target) diag.Diagno
 		ds = ds.Append(diag.Diagnostic{Severity: diag.Warning, Pos: p.pos,
 			Message: fmt.Sprintf("SMS probe of agent %s, while the SMS probes of agent %s (%s) send the same sms_connector_id of target %q: a connector id is one project's, and an SMS runs in its connector's project, so the SMS probes of all but one of these agents text as another agent",
 				p.agent, first[0].agent, first[0].pos, t.Name),
-			Hint: "run each agent's SMS probes against a target whose sms_connector_id is that agent's connector: a target per agent in agenttest.yaml, chosen with --target, and --tags to split the probes; docs/confirmations.md, section probe:"})
+			Hint: fmt.Sprintf("give each agent its connector id under sms_connector_ids on the target (sms_connector_ids: {%s: ID}); docs/confirmations.md, section probe:", p.agent)})
 	}
 	return ds
 }

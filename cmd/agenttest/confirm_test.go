@@ -372,7 +372,7 @@ scenarios:
 		{
 			name: "no sms_connector_id", config: strings.Replace(target, "    sms_connector_id: "+s.Info.ConnectorIDs["clinic"]["sandbox"]+"\n", "", 1) + "    call_token: ${env:CT}\n",
 			env: with(map[string]string{"CT": token}), code: exitUsage,
-			stderr: []string{`probes.yaml:8:13: scenario "texts" sends an SMS probe, and target "t" has no sms_connector_id (AGENTTEST_SMS_CONNECTOR_ID)`},
+			stderr: []string{`probes.yaml:8:13: scenario "texts" sends an SMS probe of agent clinic in sandbox, and target "t" has no SMS connector id for it (sms_connector_ids.clinic, or sms_connector_id, AGENTTEST_SMS_CONNECTOR_ID)`},
 		},
 		{
 			name: "sms_connector_id from AGENTTEST_SMS_CONNECTOR_ID", config: strings.Replace(target, "    sms_connector_id: "+s.Info.ConnectorIDs["clinic"]["sandbox"]+"\n", "", 1) + "    call_token: ${env:CT}\n",
@@ -556,10 +556,24 @@ func TestSMSConnectorSharedByAgents(t *testing.T) {
 		second string // the second probe's agent
 		// noConnector leaves sms_connector_id out of the target.
 		noConnector bool
-		code        int
-		warned      bool
+		// ids is the target's sms_connector_ids, when it has one.
+		ids    string
+		code   int
+		warned bool
 	}{
 		{name: "two agents", second: "restaurant", code: exitErrored, warned: true},
+		// Each agent its own connector id (sms_connector_ids): no
+		// probe texts as another agent, and nothing is warned of.
+		// Before, a target had one id, and a nightly over every agent
+		// needed a target per agent.
+		{name: "two agents, the second's own id", second: "restaurant", code: exitOK,
+			ids: "{restaurant: " + s.Info.ConnectorIDs["restaurant"]["sandbox"] + "}"},
+		{name: "two agents, each its own id per environment", second: "restaurant", noConnector: true, code: exitOK,
+			ids: "{clinic: {sandbox: " + s.Info.ConnectorIDs["clinic"]["sandbox"] + "}, restaurant: {sandbox: " + s.Info.ConnectorIDs["restaurant"]["sandbox"] + "}}"},
+		// An id of another environment is no id of sandbox's: the
+		// restaurant's probe is refused before the run.
+		{name: "two agents, the second's id of another environment", second: "restaurant", noConnector: true, code: exitUsage,
+			ids: "{clinic: " + s.Info.ConnectorIDs["clinic"]["sandbox"] + ", restaurant: {live: " + s.Info.ConnectorIDs["restaurant"]["live"] + "}}"},
 		{name: "one agent", second: "clinic", code: exitOK},
 		// No connector is shared where there is none: each probe is
 		// refused, without a word of sharing.
@@ -575,6 +589,9 @@ func TestSMSConnectorSharedByAgents(t *testing.T) {
 				config := target
 				if tc.noConnector {
 					config = strings.Replace(target, "    sms_connector_id: "+s.Info.ConnectorIDs["clinic"]["sandbox"]+"\n", "", 1)
+				}
+				if tc.ids != "" {
+					config += "    sms_connector_ids: " + tc.ids + "\n"
 				}
 				dir := writeTree(t, map[string]string{"suites/probes.yaml": suite, "agenttest.yaml": config})
 				c := newCLI(t, dir, env, append(cmd, "suites")...)

@@ -140,7 +140,7 @@ func stopMessage(st *result.Stop, t *config.Target) string {
 				brand.AuthTokenHeader(t.Brand), brand.Word(t.Brand), config.EnvBrand)
 		}
 		if st.Endpoint == platform.EndpointSMS {
-			msg += fmt.Sprintf("; the SMS endpoint also checks the connector id it is sent (%s): check %s, the SMS connector of the agent's project in that environment",
+			msg += fmt.Sprintf("; the SMS endpoint also checks the connector id it is sent (%s): check %s (or the agent's entry of sms_connector_ids), the SMS connector of the agent's project in that environment",
 				brand.TokenIDHeader, where(t, "sms_connector_id", config.EnvSMSConnectorID))
 		}
 		return msg

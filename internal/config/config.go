@@ -159,6 +159,11 @@ type TargetDef struct {
 	// SMSConnectorID is the X-TOKEN-ID of SMS probes (the connector id of
 	// the project).
 	SMSConnectorID Field
+	// SMSConnectorIDs are the X-TOKEN-IDs of the SMS probes of named
+	// agents, as connectors: writes them (agent -> id for the target's
+	// env, or agent -> env -> id), in place of SMSConnectorID for them:
+	// a connector id is one project's.
+	SMSConnectorIDs []ConnectorDef
 	// AllowHTTP accepts plain http:// URLs to hosts that are not
 	// loopback (keys then travel in clear text); nil means not set.
 	AllowHTTP    *bool
@@ -195,7 +200,7 @@ type RunDefaults struct {
 var (
 	topKeys    = []string{"default_target", "targets", "run"}
 	targetKeys = []string{"build_url", "runtime_url", "messaging_url", "messaging_host", "brand", "account_id", "agent_id", "env", "build_key", "runtime_key", "call_token",
-		"connector_token", "connectors", "webhook_listen", "webhook_url", "allow_live", "probe_numbers", "sms_connector_id", "allow_http", "max_reply_bytes",
+		"connector_token", "connectors", "webhook_listen", "webhook_url", "allow_live", "probe_numbers", "sms_connector_id", "sms_connector_ids", "allow_http", "max_reply_bytes",
 		"rate", "rate_wait"}
 	runKeys = []string{"parallel", "retries", "turn_timeout", "confirm_timeout", "junit", "json", "html", "gate_alerts"}
 
@@ -292,6 +297,8 @@ func (f *File) loadTargets(path string, n *yaml.Node, diags diag.Diagnostics) di
 				return t.loadProbeNumbers(path, v, ds)
 			case "connectors":
 				return t.loadConnectors(path, v, ds)
+			case "sms_connector_ids":
+				return t.loadSMSConnectors(path, v, ds)
 			}
 			fld := Field{Pos: pos(path, v)}
 			fld.Value, ds = scalar(path, v, k.Value, ds)

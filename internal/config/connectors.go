@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strings"
@@ -31,68 +32,97 @@ const (
 	EnvMessagingHost  = "AGENTTEST_MESSAGING_HOST"
 )
 
-// ConnectorDef is one entry of `connectors:` as written: the token of an
-// agent in Env, or in the target's env when Env is empty.
+// ConnectorDef is one entry of `connectors:` (or `sms_connector_ids:`)
+// as written: the token (or id) of an agent in Env, or in the target's
+// env when Env is empty.
 type ConnectorDef struct {
+	// Key is the setting the entry is written under: "connectors" when
+	// empty, or "sms_connector_ids".
+	Key   string
 	Agent string
 	Env   string
 	Token Field
 }
 
 // Setting names the entry in messages: connectors.AGENT, or
-// connectors.AGENT.ENV.
+// connectors.AGENT.ENV (sms_connector_ids.AGENT...).
 func (c ConnectorDef) Setting() string {
-	if c.Env == "" {
-		return "connectors." + c.Agent
+	return perAgentSetting(cmp.Or(c.Key, "connectors"), c.Agent, c.Env)
+}
+
+// perAgentSetting names the entry of agent (in env, when not empty)
+// under key: key.AGENT or key.AGENT.ENV.
+func perAgentSetting(key, agent, env string) string {
+	if env == "" {
+		return key + "." + agent
 	}
-	return "connectors." + c.Agent + "." + c.Env
+	return key + "." + agent + "." + env
 }
 
 // loadConnectors reads `connectors:`: agent -> ${env:NAME}, or agent ->
 // env -> ${env:NAME}.
 func (t *TargetDef) loadConnectors(path string, v *yaml.Node, diags diag.Diagnostics) diag.Diagnostics {
+	t.ConnectorsPos = pos(path, resolveAlias(v))
+	defs, diags := loadPerAgent(path, v, "connectors", "connector token", diags, func(key string, fld Field, diags diag.Diagnostics) diag.Diagnostics {
+		return checkKeyRef(key, "NAME", fld, diags)
+	})
+	t.Connectors = append(t.Connectors, defs...)
+	return diags
+}
+
+// loadSMSConnectors reads `sms_connector_ids:`: agent -> id, or agent ->
+// env -> id. An id is no key: it may be written as it is, as
+// sms_connector_id may.
+func (t *TargetDef) loadSMSConnectors(path string, v *yaml.Node, diags diag.Diagnostics) diag.Diagnostics {
+	defs, diags := loadPerAgent(path, v, "sms_connector_ids", "SMS connector id", diags, nil)
+	t.SMSConnectorIDs = append(t.SMSConnectorIDs, defs...)
+	return diags
+}
+
+// loadPerAgent reads a mapping of agent -> value, or agent -> env ->
+// value, written under key (what names a value in messages); check, when
+// set, checks each value read, named by its setting.
+func loadPerAgent(path string, v *yaml.Node, key, what string, diags diag.Diagnostics, check func(setting string, fld Field, diags diag.Diagnostics) diag.Diagnostics) ([]ConnectorDef, diag.Diagnostics) {
 	v = resolveAlias(v)
-	t.ConnectorsPos = pos(path, v)
 	if v.Kind != yaml.MappingNode {
-		return diags.Append(diag.Diagnostic{Pos: pos(path, v), Message: "connectors must be a mapping of agent to connector token",
-			Hint: fmt.Sprintf("write %s or %s", connectorsYAML("AGENT", ""), connectorsYAML("AGENT", "ENV"))})
+		return nil, diags.Append(diag.Diagnostic{Pos: pos(path, v), Message: fmt.Sprintf("%s must be a mapping of agent to %s", key, what),
+			Hint: fmt.Sprintf("write %s or %s", perAgentYAML(key, "AGENT", ""), perAgentYAML(key, "AGENT", "ENV"))})
 	}
-	token := func(agent, env string, n *yaml.Node) {
+	var defs []ConnectorDef
+	value := func(agent, env string, n *yaml.Node) {
 		fld := Field{Pos: pos(path, n)}
 		var ds diag.Diagnostics
-		fld.Value, ds = scalar(path, n, "connector token", ds)
+		fld.Value, ds = scalar(path, n, what, ds)
 		diags = append(diags, ds...)
 		if ds.HasErrors() {
 			return
 		}
-		key := "connectors." + agent
-		if env != "" {
-			key += "." + env
+		if check != nil {
+			diags = check(perAgentSetting(key, agent, env), fld, diags)
 		}
-		diags = checkKeyRef(key, "NAME", fld, diags)
-		t.Connectors = append(t.Connectors, ConnectorDef{Agent: agent, Env: env, Token: fld})
+		defs = append(defs, ConnectorDef{Key: key, Agent: agent, Env: env, Token: fld})
 	}
 	for i := 0; i+1 < len(v.Content); i += 2 {
 		k, val := v.Content[i], resolveAlias(v.Content[i+1])
 		if strings.TrimSpace(k.Value) == "" {
-			diags = diags.Errorf(pos(path, k), "connectors: the agent must not be empty")
+			diags = diags.Errorf(pos(path, k), "%s: the agent must not be empty", key)
 			continue
 		}
 		if val.Kind != yaml.MappingNode {
-			token(k.Value, "", val)
+			value(k.Value, "", val)
 			continue
 		}
 		for j := 0; j+1 < len(val.Content); j += 2 {
 			ek, ev := val.Content[j], val.Content[j+1]
 			if !reply.ValidEnv(ek.Value) {
-				diags = diags.Append(diag.Diagnostic{Pos: pos(path, ek), Message: fmt.Sprintf("connectors.%s: %q is not an environment", k.Value, ek.Value),
+				diags = diags.Append(diag.Diagnostic{Pos: pos(path, ek), Message: fmt.Sprintf("%s.%s: %q is not an environment", key, k.Value, ek.Value),
 					Hint: "one of " + strings.Join(reply.Envs, ", ")})
 				continue
 			}
-			token(k.Value, ek.Value, ev)
+			value(k.Value, ek.Value, ev)
 		}
 	}
-	return diags
+	return defs, diags
 }
 
 // Connector returns the connector token of agent in env: the entry of
@@ -123,13 +153,7 @@ func (t *Target) connector(agent, env string) (tok Secret, setting string, err e
 	if env == "" {
 		env = home
 	}
-	// An env-less connector the file writes belongs to the env: the file
-	// writes beside it, not to one --env or AGENTTEST_ENV moves the run
-	// to: the platform would open the conversation in the file's.
-	written := home
-	if t.connectorEnv != "" {
-		written = t.connectorEnv
-	}
+	written := t.writtenEnv()
 	if byEnv, ok := t.Connectors[agent]; ok {
 		if tok, ok := byEnv[env]; ok {
 			return tok, "connectors." + agent + "." + env, nil
@@ -193,11 +217,15 @@ func (t *Target) connectorHint(agent, env, home string) string {
 // empty) as a hint writes it on one line. The reference is quoted: a
 // flow mapping ends a plain value at its "{", so {clinic: ${env:NAME}}
 // pasted into agenttest.yaml would not parse.
-func connectorsYAML(agent, env string) string {
+func connectorsYAML(agent, env string) string { return perAgentYAML("connectors", agent, env) }
+
+// perAgentYAML is the entry of agent (in env, when not empty) under key,
+// as a hint writes it on one line.
+func perAgentYAML(key, agent, env string) string {
 	if env == "" {
-		return fmt.Sprintf("connectors: {%s: '${env:NAME}'}", agent)
+		return fmt.Sprintf("%s: {%s: '${env:NAME}'}", key, agent)
 	}
-	return fmt.Sprintf("connectors: {%s: {%s: '${env:NAME}'}}", agent, env)
+	return fmt.Sprintf("%s: {%s: {%s: '${env:NAME}'}}", key, agent, env)
 }
 
 // resolveMessaging resolves the Messaging settings of a target.
@@ -210,25 +238,77 @@ func (r *resolver) resolveMessaging(def *TargetDef) {
 		t.connectorEnv = v // an invalid env: is reported where it is read
 	}
 	for _, c := range def.Connectors {
-		tok := r.key(c.Setting(), c.Token, "")
-		if tok == "" {
-			continue
-		}
-		if t.Connectors == nil {
-			t.Connectors = map[string]map[string]Secret{}
-		}
-		if t.Connectors[c.Agent] == nil {
-			t.Connectors[c.Agent] = map[string]Secret{}
-		}
-		t.Connectors[c.Agent][c.Env] = tok
+		setPerAgent(&t.Connectors, c, r.key(c.Setting(), c.Token, ""))
 	}
+}
+
+// setPerAgent sets the value of entry c in *m (agent -> env -> value),
+// making the maps it needs; an empty value (one not resolved) is left
+// out.
+func setPerAgent[V ~string](m *map[string]map[string]V, c ConnectorDef, v V) {
+	if v == "" {
+		return
+	}
+	if *m == nil {
+		*m = map[string]map[string]V{}
+	}
+	if (*m)[c.Agent] == nil {
+		(*m)[c.Agent] = map[string]V{}
+	}
+	(*m)[c.Agent][c.Env] = v
+}
+
+// writtenEnv is the environment an env-less connector (or SMS connector
+// id) the file writes belongs to: the env the file writes beside it, not
+// one --env or AGENTTEST_ENV moves the run to, since the platform would
+// open the conversation in the file's; the target's env when the file
+// writes none.
+func (t *Target) writtenEnv() string {
+	return cmp.Or(t.connectorEnv, t.Env, reply.Envs[0])
 }
 
 // SMSConnector is the X-TOKEN-ID of the SMS probes of agent in env, or ""
 // when the target has none.
 func (t *Target) SMSConnector(agent, env string) string {
-	if t.SMSConnectorIDs != nil {
-		return t.SMSConnectorIDs[agent][env]
+	id, _ := t.smsConnector(agent, env)
+	return id
+}
+
+// SMSConnectorSetting names the setting that gives the SMS connector id
+// of agent in env ("sms_connector_ids.clinic",
+// "sms_connector_ids.clinic.live", "sms_connector_id"), or "" when none
+// does.
+func (t *Target) SMSConnectorSetting(agent, env string) string {
+	_, setting := t.smsConnector(agent, env)
+	return setting
+}
+
+// smsConnector is the one rule behind SMSConnector and
+// SMSConnectorSetting: the agent's entry of sms_connector_ids in env, its
+// env-less one in the environment the file writes it beside, else the
+// target's one sms_connector_id, for every agent and environment.
+func (t *Target) smsConnector(agent, env string) (id, setting string) {
+	if env == "" {
+		env = cmp.Or(t.Env, reply.Envs[0])
 	}
-	return t.SMSConnectorID
+	if t.Embedded {
+		// The simulator's are every agent's it serves; an agent it does
+		// not serve has none (unservedAgents refuses it).
+		if id := t.SMSConnectorIDs[agent][env]; id != "" {
+			return id, perAgentSetting("sms_connector_ids", agent, env)
+		}
+		return "", ""
+	}
+	if byEnv, ok := t.SMSConnectorIDs[agent]; ok {
+		if id := byEnv[env]; id != "" {
+			return id, perAgentSetting("sms_connector_ids", agent, env)
+		}
+		if id := byEnv[""]; id != "" && env == t.writtenEnv() {
+			return id, perAgentSetting("sms_connector_ids", agent, "")
+		}
+	}
+	if t.SMSConnectorID != "" {
+		return t.SMSConnectorID, "sms_connector_id"
+	}
+	return "", ""
 }

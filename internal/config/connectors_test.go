@@ -275,3 +275,64 @@ func TestResolveBrand(t *testing.T) {
 		}
 	}
 }
+
+// TestSMSConnectorIDs: sms_connector_ids gives agents their own SMS
+// connector id, as connectors: gives their web-chat tokens: per agent in
+// the environment the file writes beside them, or per environment; the
+// target's one sms_connector_id stays every other agent's. Before, a
+// target had one id, sent for every agent's SMS probes.
+func TestSMSConnectorIDs(t *testing.T) {
+	const head = "default_target: t\ntargets:\n  t:\n    build_url: https://b.example.com\n    build_key: ${env:BUILD_KEY}\n    env: sandbox\n"
+	env := map[string]string{"BUILD_KEY": "build-key-0123456789", "BILLING_LIVE_SMS": "CONN-billing-live"}
+	tg, errs := resolveWith(t, head+"    sms_connector_id: CONN-shared\n    sms_connector_ids:\n      clinic: CONN-clinic\n"+
+		"      utility-billing: {live: '${env:BILLING_LIVE_SMS}', sandbox: CONN-billing-sandbox}\n", env)
+	if errs != "" {
+		t.Fatal(errs)
+	}
+	for _, tc := range []struct{ agent, env, want, setting string }{
+		{"clinic", "sandbox", "CONN-clinic", "sms_connector_ids.clinic"},
+		{"clinic", "", "CONN-clinic", "sms_connector_ids.clinic"},
+		// The env-less entry is the file's env's: another environment
+		// has the target's one id.
+		{"clinic", "live", "CONN-shared", "sms_connector_id"},
+		{"utility-billing", "live", "CONN-billing-live", "sms_connector_ids.utility-billing.live"},
+		{"utility-billing", "sandbox", "CONN-billing-sandbox", "sms_connector_ids.utility-billing.sandbox"},
+		{"utility-billing", "", "CONN-billing-sandbox", "sms_connector_ids.utility-billing.sandbox"},
+		{"utility-billing", "pre-release", "CONN-shared", "sms_connector_id"},
+		{"restaurant", "sandbox", "CONN-shared", "sms_connector_id"},
+	} {
+		if got, setting := tg.SMSConnector(tc.agent, tc.env), tg.SMSConnectorSetting(tc.agent, tc.env); got != tc.want || setting != tc.setting {
+			t.Errorf("%s in %q: %q from %q, want %q from %q", tc.agent, tc.env, got, setting, tc.want, tc.setting)
+		}
+	}
+	// Without sms_connector_id, an agent sms_connector_ids does not name
+	// has none.
+	tg, errs = resolveWith(t, head+"    sms_connector_ids: {clinic: CONN-clinic}\n", env)
+	if errs != "" {
+		t.Fatal(errs)
+	}
+	if got, setting := tg.SMSConnector("restaurant", "sandbox"), tg.SMSConnectorSetting("restaurant", "sandbox"); got != "" || setting != "" {
+		t.Errorf("restaurant: %q from %q, want none", got, setting)
+	}
+	for _, tc := range []struct{ name, src, want string }{
+		{"not a mapping", "    sms_connector_ids: [a]\n",
+			"agenttest.yaml:7:24: sms_connector_ids must be a mapping of agent to SMS connector id (write sms_connector_ids: {AGENT: '${env:NAME}'} or sms_connector_ids: {AGENT: {ENV: '${env:NAME}'}})"},
+		{"not an environment", "    sms_connector_ids: {clinic: {prod: CONN-1}}\n",
+			`agenttest.yaml:7:34: sms_connector_ids.clinic: "prod" is not an environment (one of sandbox, pre-release, live)`},
+		{"an empty agent", "    sms_connector_ids: {\"\": CONN-1}\n", `agenttest.yaml:7:25: sms_connector_ids: the agent must not be empty`},
+		{"an unset variable", "    sms_connector_ids: {clinic: '${env:MISSING}'}\n",
+			`agenttest.yaml:7:33: target "t": sms_connector_ids.clinic refers to MISSING, which is not set (set MISSING)`},
+		// A key is no connector id: refused, and not shown.
+		{"a key", "    sms_connector_ids: {clinic: '${env:BUILD_KEY}'}\n", `agenttest.yaml:7:33: target "t": sms_connector_ids.clinic holds the build_key`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, errs := resolveWith(t, head+tc.src, env)
+			if !strings.HasPrefix(errs, tc.want) {
+				t.Errorf("got  %s\nwant %s", errs, tc.want)
+			}
+			if strings.Contains(errs, "build-key-0123456789") {
+				t.Errorf("a key is in the message: %s", errs)
+			}
+		})
+	}
+}

@@ -140,9 +140,10 @@ type Target struct {
 	// SMSConnectorID is the X-TOKEN-ID of SMS probes
 	// (AGENTTEST_SMS_CONNECTOR_ID overrides it).
 	SMSConnectorID string
-	// SMSConnectorIDs, when set, are the X-TOKEN-IDs per agent and
-	// environment, in place of SMSConnectorID: the embedded simulator
-	// gives each agent's (see SMSConnector).
+	// SMSConnectorIDs are the X-TOKEN-IDs per agent and environment
+	// (env "" is the one the file writes them beside), in place of
+	// SMSConnectorID for those agents: sms_connector_ids, or the
+	// embedded simulator's for each agent it serves (see SMSConnector).
 	SMSConnectorIDs map[string]map[string]string
 	// AllowHTTP is the target's allow_http: plain http:// to hosts that
 	// are not loopback is accepted (with a warning on every run).
@@ -333,6 +334,9 @@ func Resolve(f *File, sel Selection) (*Target, diag.Diagnostics) {
 	t.WebhookListen = r.field("webhook_listen", def.WebhookListen, EnvWebhookListen)
 	t.WebhookURL = r.field("webhook_url", def.WebhookURL, EnvWebhookURL)
 	t.SMSConnectorID = r.field("sms_connector_id", def.SMSConnectorID, EnvSMSConnectorID)
+	for _, c := range def.SMSConnectorIDs {
+		setPerAgent(&t.SMSConnectorIDs, c, r.field(c.Setting(), c.Token, ""))
+	}
 	t.Brand = r.field("brand", def.Brand, EnvBrand)
 	if def.AllowLive != nil {
 		t.AllowLive = *def.AllowLive
@@ -560,6 +564,9 @@ func (r *resolver) keysInSettings(def *TargetDef) {
 		{"webhook_url", t.WebhookURL, EnvWebhookURL, def.WebhookURL},
 		{"sms_connector_id", t.SMSConnectorID, EnvSMSConnectorID, def.SMSConnectorID},
 	}...)
+	for _, c := range def.SMSConnectorIDs {
+		settings = append(settings, setting{c.Setting(), t.SMSConnectorIDs[c.Agent][c.Env], "", c.Token})
+	}
 	// The settings the target holds parsed (or, probe numbers, one by
 	// one) have no variable: a key of digits alone reads as a number, a
 	// size or a rate, so their text is checked as the file expands it.

@@ -302,8 +302,45 @@ func (d detail) writeConfirmations(a *result.Attempt, indent string) {
 			s += fmt.Sprintf(" (%d reads, %s)", c.Reads, formatDuration(c.Duration))
 		}
 		d.line(indent+"  ", d.st.flat(s))
+		for _, sn := range c.Seen {
+			d.line(indent+"    ", d.st.paint(sgrDim, d.st.flat(seenLine(sn))))
+		}
+	}
+	if d.whole != nil && len(a.Turns) == 0 {
+		// A probe's attempt has no transcript: what it saw, under its
+		// lines, stands for it, and JUnit's system-out does not write
+		// it again.
+		d.whole[a] = true
 	}
 }
+
+// seenMarks mark who sent or said what a probe saw, as a transcript
+// marks the user ("> ") and the agent ("< ").
+var seenMarks = map[string]string{result.SeenSent: "→ ", result.SeenPlatform: "← ", result.SeenUser: "> ", result.SeenAgent: "< "}
+
+// seenLine is one thing a probe did or saw, as every report writes it:
+// when (UTC, to the millisecond; for a status read several times in a
+// row, its first read and its last), who (→ agenttest sent, ← the
+// platform answered, > the user and < the agent of the record), what.
+func seenLine(sn result.Seen) string {
+	var b strings.Builder
+	if !sn.At.IsZero() {
+		b.WriteString(sn.At.UTC().Format(seenTime))
+		if sn.Reads > 1 && !sn.Until.IsZero() {
+			b.WriteString("–" + sn.Until.UTC().Format(seenTime))
+		}
+		b.WriteString(" ")
+	}
+	b.WriteString(seenMarks[sn.Who])
+	b.WriteString(sn.Text)
+	if sn.Reads > 1 {
+		fmt.Fprintf(&b, " (%d reads)", sn.Reads)
+	}
+	return b.String()
+}
+
+// seenTime is the clock time of what a probe saw.
+const seenTime = "15:04:05.000"
 
 // writeFailure writes one failure: its line, expected, actual and diff.
 func (d detail) writeFailure(a *result.Attempt, f assert.Failure, indent string) {

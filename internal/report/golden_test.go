@@ -18,6 +18,7 @@ func TestFormats(t *testing.T) {
 		"stats":       statsFixture,
 		"deployments": deploymentsFixture,
 		"invisible":   invisibleFixture,
+		"probes":      probesFixture,
 		"empty": func() *result.Result {
 			return &result.Result{Started: t0, Target: result.Target{Name: "sim", Embedded: true}}
 		},

@@ -45,7 +45,7 @@ func TestHTMLInBrowser(t *testing.T) {
 	// case drawable and no complaint; in another tab, the 20,000 cases.
 	t.Run("fixtures", func(t *testing.T) {
 		t.Parallel()
-		for name, r := range map[string]*result.Result{"fixture": fixture(), "messaging": messagingFixture(), "stats": statsFixture(),
+		for name, r := range map[string]*result.Result{"fixture": fixture(), "messaging": messagingFixture(), "stats": statsFixture(), "probes": probesFixture(),
 			"empty": {Started: t0, Target: result.Target{Name: "sim", Embedded: true}}} {
 			path := filepath.Join(t.TempDir(), name+".html")
 			if err := writeHTMLFile(path, r); err != nil {
@@ -90,6 +90,33 @@ func TestHTMLInBrowser(t *testing.T) {
 		}
 		if s := p.Text(t, "#list .case .name"); s != "greets in Italian" {
 			t.Errorf("found %q", s)
+		}
+		p.CheckClean(t, path)
+	})
+	t.Run("what a probe saw", func(t *testing.T) {
+		t.Parallel()
+		// A probe has no chat: under its line, what it sent, each
+		// status of its call, and its record's turns, as the console
+		// writes them.
+		path := filepath.Join(t.TempDir(), "probes.html")
+		if err := writeHTMLFile(path, probesFixture()); err != nil {
+			t.Fatal(err)
+		}
+		p := browsertest.Open(t, browser, path)
+		p.Search(t, "reminder call connects")
+		p.Click(t, `#list .case .row`)
+		p.Do(t, chromedp.WaitVisible(chromedp.CSS(`#list .case .body .confirm .seen`)))
+		if n := p.Count(t, "#list .case .confirm .seen li"); n != 5 {
+			t.Errorf("%d lines seen, want 5", n)
+		}
+		if s, want := p.Text(t, "#list .case .confirm .seen li:last-child"), "09:26:57.010 ← status failure (busy)"; s != want {
+			t.Errorf("last line seen: %q, want %q", s, want)
+		}
+		p.Search(t, "reminder SMS names the clinic")
+		p.Click(t, `#list .case .row`)
+		p.Do(t, chromedp.WaitVisible(chromedp.CSS(`#list .case .body .confirm .seen li.agent`)))
+		if s, want := p.Text(t, "#list .case .confirm .seen li.agent"), "09:26:53.150 < Reply YES to confirm"; s != want {
+			t.Errorf("the record's turn: %q, want %q", s, want)
 		}
 		p.CheckClean(t, path)
 	})

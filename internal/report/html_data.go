@@ -126,6 +126,14 @@ type htmlConfirm struct {
 	Subject string `json:"subj"`
 	Held    bool   `json:"ok"`
 	Summary string `json:"sum,omitempty"`
+	// Seen is what a probe did and saw, each line as the console writes
+	// it (seenLine), with who for its look.
+	Seen []htmlSeen `json:"seen,omitempty"`
+}
+
+type htmlSeen struct {
+	Who  string `json:"w"`
+	Line string `json:"x"`
 }
 
 // htmlStyle is how text is cleaned for the page: like a file, escape
@@ -346,7 +354,11 @@ func toHTMLAttempt(a *result.Attempt) htmlAttempt {
 	}
 	for _, c := range a.Confirmations {
 		if c != nil {
-			ha.Confirm = append(ha.Confirm, htmlConfirm{Kind: c.Kind, Subject: htmlStyle.flat(c.Subject), Held: c.Held, Summary: htmlStyle.flat(c.Summary)})
+			hc := htmlConfirm{Kind: c.Kind, Subject: htmlStyle.flat(c.Subject), Held: c.Held, Summary: htmlStyle.flat(c.Summary)}
+			for _, sn := range c.Seen {
+				hc.Seen = append(hc.Seen, htmlSeen{Who: sn.Who, Line: htmlStyle.flat(seenLine(sn))})
+			}
+			ha.Confirm = append(ha.Confirm, hc)
 		}
 	}
 	if l := notRunLine(a.NotRun); l != "" {

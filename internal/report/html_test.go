@@ -48,20 +48,24 @@ func splitPage(t *testing.T, page string) (skeleton, data string) {
 }
 
 func TestHTMLGolden(t *testing.T) {
-	r := fixture()
-	var b bytes.Buffer
-	err := WriteHTML(&b, r, HTMLOptions{Coverage: coverage.Compute(r, coverage.Universe{})})
-	if err != nil {
-		t.Fatal(err)
+	for name, fx := range map[string]func() *result.Result{"full": fixture, "probes": probesFixture} {
+		t.Run(name, func(t *testing.T) {
+			r := fx()
+			var b bytes.Buffer
+			err := WriteHTML(&b, r, HTMLOptions{Coverage: coverage.Compute(r, coverage.Universe{})})
+			if err != nil {
+				t.Fatal(err)
+			}
+			skeleton, data := splitPage(t, b.String())
+			golden.Check(t, filepath.Join("testdata", name+".html"), []byte(skeleton))
+			var v any
+			if err := json.Unmarshal([]byte(data), &v); err != nil {
+				t.Fatalf("the data block is not JSON: %v", err)
+			}
+			indented, _ := json.MarshalIndent(v, "", "  ")
+			golden.Check(t, filepath.Join("testdata", name+".html-data.json"), append(indented, '\n'))
+		})
 	}
-	skeleton, data := splitPage(t, b.String())
-	golden.Check(t, filepath.Join("testdata", "full.html"), []byte(skeleton))
-	var v any
-	if err := json.Unmarshal([]byte(data), &v); err != nil {
-		t.Fatalf("the data block is not JSON: %v", err)
-	}
-	indented, _ := json.MarshalIndent(v, "", "  ")
-	golden.Check(t, filepath.Join("testdata", "full.html-data.json"), append(indented, '\n'))
 }
 
 // TestHTMLInlineOnly checks that the page's policy names exactly the
@@ -745,9 +749,9 @@ func TestHTMLCaseData(t *testing.T) {
 		{
 			name: "confirmations",
 			c: result.Case{Status: result.Failed, Attempts: []*result.Attempt{{Number: 1, Status: result.Failed, Confirmations: []*result.Confirmation{
-				nil, {Kind: "ticket", Subject: evil, Found: true, Held: true, Summary: evil}}}}},
+				nil, {Kind: "ticket", Subject: evil, Found: true, Held: true, Summary: evil, Seen: []result.Seen{{Who: result.SeenAgent, Text: evil}}}}}}},
 			got:  func(hc htmlCase) string { return fmt.Sprintf("%+v", hc.Attempts[0].Confirm) },
-			want: `[{Kind:ticket Subject:` + shown + ` Held:true Summary:` + shown + `}]`,
+			want: `[{Kind:ticket Subject:` + shown + ` Held:true Summary:` + shown + ` Seen:[{Who:agent Line:< ` + shown + `}]}]`,
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

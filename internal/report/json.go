@@ -67,9 +67,15 @@ import (
 //	          failures: [{pos, step, key, message, expected, actual, diff, nearest, ignore_case}],
 //	          error: {pos, kind, message, status} | null,
 //	          confirmations: [confirmation], not_run: [step], turns: [turn]}
-//	confirmation {pos, kind, subject, found, summary, reads, duration_ms}
+//	confirmation {pos, kind, subject, found, held, summary, reads, duration_ms,
+//	          seen: [{at, who, text, reads, until}]}
 //	          (what a confirm:, a probe or the alert gate read; kind is
-//	          conversation, handoff_state, webhook, call, sms or alerts)
+//	          conversation, handoff_state, webhook, call, sms or alerts;
+//	          seen, only of a probe's lines, is what it did and saw in
+//	          order: who is sent (agenttest's call or SMS), platform (its
+//	          answer, a call's status, a search; reads and until when the
+//	          same was read several times in a row), user or agent (a turn
+//	          of the probe's conversation record, at the platform's time))
 //	step     {pos, kind, turn, text, confirms}  (a step the attempt did not
 //	          run: not_run is absent when it ran them all)
 //	turn     {index, pos, say, reply, ended, request, response, metadata,
@@ -314,6 +320,16 @@ type jsonConfirmation struct {
 	Summary    string  `json:"summary,omitempty"`
 	Reads      int     `json:"reads,omitempty"`
 	DurationMS float64 `json:"duration_ms"`
+	// Seen is what a probe did and saw (result.Seen).
+	Seen []jsonSeen `json:"seen,omitempty"`
+}
+
+type jsonSeen struct {
+	At    string `json:"at,omitempty"`
+	Who   string `json:"who"`
+	Text  string `json:"text"`
+	Reads int    `json:"reads,omitempty"`
+	Until string `json:"until,omitempty"`
 }
 
 type jsonFailure struct {
@@ -779,8 +795,12 @@ func toJSONAttempt(a *result.Attempt) jsonAttempt {
 	}
 	for _, c := range a.Confirmations {
 		if c != nil {
-			ja.Confirmations = append(ja.Confirmations, jsonConfirmation{Pos: toJSONPos(c.Pos), Kind: c.Kind, Subject: c.Subject,
-				Found: c.Found, Held: &c.Held, Summary: c.Summary, Reads: c.Reads, DurationMS: millis(c.Duration)})
+			jc := jsonConfirmation{Pos: toJSONPos(c.Pos), Kind: c.Kind, Subject: c.Subject,
+				Found: c.Found, Held: &c.Held, Summary: c.Summary, Reads: c.Reads, DurationMS: millis(c.Duration)}
+			for _, sn := range c.Seen {
+				jc.Seen = append(jc.Seen, jsonSeen{At: jsonTime(sn.At), Who: sn.Who, Text: sn.Text, Reads: sn.Reads, Until: jsonTime(sn.Until)})
+			}
+			ja.Confirmations = append(ja.Confirmations, jc)
 		}
 	}
 	for _, st := range a.NotRun {

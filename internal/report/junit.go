@@ -37,7 +37,9 @@ import (
 //     opens with the message when the detail opens with earlier attempts
 //     (resultBody);
 //   - <system-out> holds the transcript of the last attempt only when the
-//     body does not hold it whole (a passing or flaky case's): Jenkins
+//     body does not hold it whole (a passing or flaky case's; of a probe,
+//     which has no chat, its confirmed: lines with what it did and saw
+//     under them, its transcript): Jenkins
 //     shows the body and system-out one under the other, GitLab joins
 //     them;
 //   - skipped cases are <skipped message="reason">; cases an interrupted
@@ -498,6 +500,11 @@ func buildCase(f *result.File, c *result.Case, r *result.Result) junitCase {
 		out.WriteString("\n")
 		d := detail{b: &out, st: fileStyle}
 		d.writeTranscript(a, -1, "")
+	} else if a != nil && len(a.Turns) == 0 && !inBody[a] && sawAny(a) {
+		// A probe's: what it saw stands for its transcript.
+		out.WriteString("\n")
+		d := detail{b: &out, st: fileStyle}
+		d.writeConfirmations(a, "")
 	}
 	if out.Len() > 0 {
 		tc.SystemOut = &junit.Output{Data: xmlText(out.String())}
@@ -634,4 +641,14 @@ func attemptCause(a *result.Attempt) string {
 	default:
 		return a.Status.String()
 	}
+}
+
+// sawAny reports whether a probe of attempt a kept what it saw.
+func sawAny(a *result.Attempt) bool {
+	for _, c := range a.Confirmations {
+		if c != nil && len(c.Seen) > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -197,8 +197,13 @@ func (rd *reader) readAttempt(path []any, ja readAttempt) *result.Attempt {
 		if cf.Held != nil {
 			held = *cf.Held
 		}
-		a.Confirmations = append(a.Confirmations, &result.Confirmation{Pos: fromJSONPos(cf.Pos), Kind: cf.Kind, Subject: cf.Subject,
-			Found: cf.Found, Held: held, Summary: cf.Summary, Reads: cf.Reads, Duration: rd.Millis(member(path, "confirmations", i, "duration_ms"), cf.DurationMS)})
+		rc := &result.Confirmation{Pos: fromJSONPos(cf.Pos), Kind: cf.Kind, Subject: cf.Subject,
+			Found: cf.Found, Held: held, Summary: cf.Summary, Reads: cf.Reads, Duration: rd.Millis(member(path, "confirmations", i, "duration_ms"), cf.DurationMS)}
+		for j, sn := range cf.Seen {
+			at := member(path, "confirmations", i, "seen", j)
+			rc.Seen = append(rc.Seen, result.Seen{At: rd.Time(member(at, "at"), sn.At), Who: sn.Who, Text: sn.Text, Reads: sn.Reads, Until: rd.Time(member(at, "until"), sn.Until)})
+		}
+		a.Confirmations = append(a.Confirmations, rc)
 	}
 	for _, st := range ja.NotRun {
 		a.NotRun = append(a.NotRun, &result.Step{Pos: fromJSONPos(st.Pos), Kind: st.Kind, Turn: st.Turn, Text: st.Text, Confirms: st.Confirms})

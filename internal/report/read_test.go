@@ -21,7 +21,7 @@ import (
 // document, for every fixture: ReadJSON loses nothing WriteJSON writes.
 func TestReadJSONRoundTrip(t *testing.T) {
 	for name, fx := range map[string]func() *result.Result{
-		"full": fixture, "messaging": messagingFixture, "stats": statsFixture, "deployments": deploymentsFixture,
+		"full": fixture, "messaging": messagingFixture, "stats": statsFixture, "deployments": deploymentsFixture, "probes": probesFixture,
 		"empty": func() *result.Result {
 			return &result.Result{Started: t0, Target: result.Target{Name: "sim", Embedded: true}}
 		},

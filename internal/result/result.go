@@ -620,6 +620,58 @@ type Confirmation struct {
 	Reads int `json:"reads,omitempty"`
 	// Duration is the time spent reading and waiting.
 	Duration time.Duration `json:"duration_ns"`
+	// Seen is what a probe did and saw, in order, for a reader to tell
+	// a call that never connected from an agent that answered wrong: the
+	// call placed and each status it went through, the SMS sent and the
+	// platform's answer, the search for the conversation; and on the
+	// record of a probe's conversation, its turns as the platform
+	// recorded them (what the agent said on the call or by SMS, and what
+	// it was told). Empty for the other reads: a debug chat's turns are
+	// its transcript.
+	Seen []Seen `json:"seen,omitempty"`
+}
+
+// Seen is one thing a probe did or saw.
+type Seen struct {
+	// At is when: agenttest's clock for what it sent and read, the
+	// platform's for a turn of a record (zero when the record gives no
+	// time).
+	At time.Time `json:"at,omitzero"`
+	// Who is one of the Seen* constants.
+	Who string `json:"who"`
+	// Text is what was sent or seen, in one line.
+	Text string `json:"text"`
+	// Reads counts the reads in a row that said it (a call's status,
+	// read with backoff), Until is when the last of them was made; 0 and
+	// zero for one read.
+	Reads int       `json:"reads,omitempty"`
+	Until time.Time `json:"until,omitzero"`
+}
+
+// Who of a Seen.
+const (
+	// SeenSent is what agenttest sent: a call placed, an SMS.
+	SeenSent = "sent"
+	// SeenPlatform is what the platform answered: a call's status, the
+	// answer to an SMS, a search of its conversations.
+	SeenPlatform = "platform"
+	// SeenUser and SeenAgent are a turn of the record: what the user
+	// (the one called or texted) said, and what the agent said.
+	SeenUser  = "user"
+	SeenAgent = "agent"
+)
+
+// Saw appends what was sent or seen at at; the platform saying the same
+// again right after (a status read again) counts as a read more of its
+// last entry.
+func (c *Confirmation) Saw(at time.Time, who, text string) {
+	if n := len(c.Seen); n > 0 && who == SeenPlatform && c.Seen[n-1].Who == who && c.Seen[n-1].Text == text {
+		last := &c.Seen[n-1]
+		last.Reads = max(last.Reads, 1) + 1
+		last.Until = at
+		return
+	}
+	c.Seen = append(c.Seen, Seen{At: at, Who: who, Text: text})
 }
 
 // Error is an infrastructure problem: where it happened and why.

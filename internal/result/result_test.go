@@ -3,7 +3,9 @@ package result
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"testing"
+	"time"
 
 	"github.com/agenttest/agenttest/internal/reply"
 )
@@ -121,5 +123,34 @@ func TestFileStatus(t *testing.T) {
 		if got := (&File{Cases: tc.cases}).Status(); got != tc.want {
 			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestConfirmationSaw: the platform saying the same again right after (a
+// status read again) is one entry counting its reads, from the first
+// read to the last; what was sent, and the turns of a record, are never
+// merged: an agent may say the same twice.
+func TestConfirmationSaw(t *testing.T) {
+	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	var c Confirmation
+	c.Saw(at(0), SeenSent, "call")
+	c.Saw(at(1), SeenSent, "call")
+	c.Saw(at(2), SeenPlatform, "status queued")
+	c.Saw(at(3), SeenPlatform, "status queued")
+	c.Saw(at(4), SeenPlatform, "status queued")
+	c.Saw(at(5), SeenPlatform, "status success")
+	c.Saw(at(6), SeenAgent, "ok")
+	c.Saw(at(7), SeenAgent, "ok")
+	want := []Seen{
+		{At: at(0), Who: SeenSent, Text: "call"},
+		{At: at(1), Who: SeenSent, Text: "call"},
+		{At: at(2), Who: SeenPlatform, Text: "status queued", Reads: 3, Until: at(4)},
+		{At: at(5), Who: SeenPlatform, Text: "status success"},
+		{At: at(6), Who: SeenAgent, Text: "ok"},
+		{At: at(7), Who: SeenAgent, Text: "ok"},
+	}
+	if !reflect.DeepEqual(c.Seen, want) {
+		t.Errorf("seen %+v\nwant %+v", c.Seen, want)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -282,6 +283,11 @@ func (s *Session) readConversation(pos diag.Pos, convID string, waitEnded bool) 
 		return nil, rec, true, true
 	}
 	rec.Found, rec.Summary = true, conversationSummary(conv)
+	if s.probed {
+		// A probe has no transcript of its own: what was said on its
+		// call or by SMS is what the record holds.
+		recordTurns(rec, conv)
+	}
 	if waitEnded && conv.InProgress {
 		rec.Summary += fmt.Sprintf(" (still in progress after %s)", s.opts.ConfirmTimeout)
 	}
@@ -435,19 +441,97 @@ func (s *Session) confirmWebhooks(checks []assert.WebhookCheck, convID string) (
 			s.errored(&result.Error{Pos: w.Pos, Kind: result.KindHTTP, Message: "confirm: webhooks: " + err.Error()})
 			return nil, true, false
 		}
-		rec.Summary = err.Error()
+		// What wraps the receiver's word (godogsteps' reason after it)
+		// is kept after it, as the receiver's word grows below.
+		after, wrapped := strings.CutPrefix(err.Error(), missing.Error())
+		said := func() string {
+			if !wrapped {
+				return err.Error()
+			}
+			return missing.Error() + after
+		}
+		missing.Waited = s.opts.ConfirmTimeout
+		rec.Summary = said()
 		if sentUnverified(missing, convID, w.Event) {
 			// The platform sent the event, as far as its unverified body
 			// says, but no copy could be verified (a signature that does
 			// not match, a body that is no event): the platform's error,
 			// or the webhook secret's, never the agent's failure.
-			s.errored(&result.Error{Pos: w.Pos, Kind: result.KindHTTP, Message: "confirm: webhooks: " + err.Error() +
+			s.errored(&result.Error{Pos: w.Pos, Kind: result.KindHTTP, Message: "confirm: webhooks: " + said() +
 				" (the platform sent the event, but no delivery could be verified: check the webhook secret, or the platform's signing)"})
 			return nil, true, false
 		}
-		fails = append(fails, assert.WebhookFailure(w, err))
+		happened, state := s.whoseEvent(w.Event, convID)
+		if happened {
+			// The record (or the end of the chat) shows what the event
+			// is sent for: the agent did its part, and the delivery was
+			// the platform's (or the webhook URL's, to reach the
+			// receiver).
+			missing.State = ", while " + state + ": the platform never delivered the event of what happened, its error (or the webhook URL's), not the agent's"
+			rec.Summary = said()
+			s.errored(&result.Error{Pos: w.Pos, Kind: result.KindTimeout, Message: "confirm: webhooks: " + rec.Summary})
+			return nil, true, true
+		}
+		if state != "" {
+			missing.State = ": " + state
+		}
+		rec.Summary = said()
+		fails = append(fails, assert.WebhookFailure(w, errors.New(rec.Summary)))
 	}
 	return fails, false, false
+}
+
+// whoseEvent tells, for an event that never arrived for conversation
+// convID, whether what the platform sends it for happened, by the
+// conversation's record read again now the wait is over (what it said
+// before may have changed during the wait) and by the agent's end of the
+// chat: the reference
+// sends conversation.completed when a conversation ends, handoff.created
+// when a handoff happens. state says what they show, "" when nothing
+// does (another event, no record). What happened and was never delivered
+// is the platform's to deliver; what did not happen is the agent's, and
+// the failure says what it did not do.
+func (s *Session) whoseEvent(event, convID string) (happened bool, state string) {
+	if event != reply.EventConversationCompleted && event != reply.EventHandoffCreated {
+		return false, ""
+	}
+	ctx, cancel := withTimeout(s.ctx, s.opts.TurnTimeout, s.opts)
+	conv, err := s.opts.Records.GetConversation(ctx, s.c.Agent, convID)
+	cancel()
+	if err != nil {
+		conv = nil // nothing known of it: the agent is judged, as before
+	}
+	switch event {
+	case reply.EventConversationCompleted:
+		switch {
+		case conv != nil && !conv.InProgress:
+			state = "the conversation ended (its record says in_progress=false)"
+		case s.agentEndedChat():
+			state = "the agent ended the chat"
+		case conv != nil:
+			return false, "the conversation is still in progress (its record says in_progress=true): the agent did not end it, and the platform sends conversation.completed when a conversation ends"
+		default:
+			return false, ""
+		}
+		if conv != nil && conv.Channel != "" && !slices.Contains(callChannels, conv.Channel) {
+			// The reference: conversation.completed is sent when "a
+			// call ends". A platform may send none for a chat.
+			state += fmt.Sprintf(" (the reference names conversation.completed for a call that ends: a platform may send none for a %s conversation; confirm it after a call)", conv.Channel)
+		}
+		return true, state
+	default: // handoff.created
+		switch {
+		case conv != nil && conv.Handoff:
+			state = "the agent handed off (its record says handoff=true"
+			if conv.HandoffDestination != "" {
+				state += ", handoff_destination=" + conv.HandoffDestination
+			}
+			return true, state + ")"
+		case conv != nil:
+			return false, "its record says handoff=false: the agent did not hand off, and the platform sends handoff.created when a handoff happens"
+		}
+		return false, ""
+	}
 }
 
 // sentUnverified reports whether a delivery rejected during the wait
@@ -553,6 +637,34 @@ func (s *Session) named(ctx context.Context, err error) error {
 // platformFailed ends the attempt on a failed read or probe call.
 func (s *Session) platformFailed(pos diag.Pos, what string, err error) (retry bool) {
 	return s.callFailed(pos, what, err, false)
+}
+
+// maxRecordTurns bounds the turns of a probe's record kept on its line:
+// a nightly run keeps hundreds of lines, and a call that went on for
+// long says what it needs to in its first turns.
+const maxRecordTurns = 50
+
+// recordTurns keeps on rec, the line of a probe's record, the turns the
+// record holds: what the user (the one called or texted) said and what
+// the agent said, at the platform's times.
+func recordTurns(rec *result.Confirmation, conv *reply.Conversation) {
+	for i, t := range conv.Turns {
+		if i == maxRecordTurns {
+			rec.Saw(time.Time{}, result.SeenPlatform, fmt.Sprintf("… %d more turns in the record", len(conv.Turns)-i))
+			return
+		}
+		switch {
+		case t.UserInput != "":
+			rec.Saw(t.UserInputAt, result.SeenUser, t.UserInput)
+		case t.UserInputDTMF != "":
+			rec.Saw(t.UserInputAt, result.SeenUser, "(DTMF "+t.UserInputDTMF+")")
+		case t.IsSilence:
+			rec.Saw(t.UserInputAt, result.SeenUser, "(silence)")
+		}
+		if t.AgentResponse != "" {
+			rec.Saw(t.AgentResponseAt, result.SeenAgent, t.AgentResponse)
+		}
+	}
 }
 
 // conversationSummary is the one line a report shows of a record read.

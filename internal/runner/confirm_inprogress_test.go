@@ -81,12 +81,19 @@ func TestConfirmRecordNeverSettles(t *testing.T) {
 // always say in_progress: true, as a platform's that never settles them.
 func (e *confirmEnv) unsettled(t *testing.T) *platform.Client {
 	t.Helper()
-	p := newProxy(t, e.sim.RuntimeURL)
-	p.onResponse(func(_ string, _ int64, body []byte) []byte {
-		return []byte(strings.ReplaceAll(string(body), `"in_progress":false`, `"in_progress":true`))
+	return e.rewritten(t, func(body string) string {
+		return strings.ReplaceAll(body, `"in_progress":false`, `"in_progress":true`)
 	})
+}
+
+// rewritten is a client of the simulator whose runtime answers are
+// rewritten by rw on their way.
+func (e *confirmEnv) rewritten(t *testing.T, rw func(body string) string) *platform.Client {
+	t.Helper()
+	p := newProxy(t, e.sim.RuntimeURL)
+	p.onResponse(func(_ string, _ int64, body []byte) []byte { return []byte(rw(string(body))) })
 	c, err := platform.New(platform.Config{BuildURL: e.sim.BuildURL, RuntimeURL: p.URL, AccountID: e.sim.AccountID,
-		BuildKey: e.sim.BuildKey, RuntimeKey: e.sim.RuntimeKey})
+		BuildKey: e.sim.BuildKey, RuntimeKey: e.sim.RuntimeKey, CallToken: e.sim.Info.CallToken})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -184,7 +184,12 @@ func (s Settings) notListed(what, number string) string {
 
 // noSMSConnector is the error of an SMS probe without a connector id.
 func (s Settings) noSMSConnector(agent, env string) string {
-	return fmt.Sprintf("probe: sms: no connector id (X-TOKEN-ID) for agent %s in %s: set %s", agent, env, cmp.Or(s.SMSConnector, "sms_connector_id on the target"))
+	return fmt.Sprintf("probe: sms: no connector id (X-TOKEN-ID) for agent %s in %s: set %s", agent, env, s.smsConnector(agent))
+}
+
+// smsConnector names the setting of agent's SMS connector id.
+func (s Settings) smsConnector(agent string) string {
+	return cmp.Or(s.SMSConnector, "sms_connector_ids."+agent+" (or sms_connector_id) on the target")
 }
 
 // noMessaging is the error of a scenario over messaging on a run without

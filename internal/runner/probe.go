@@ -126,6 +126,7 @@ func (s *Session) placeCall(pos diag.Pos, pr *steps.ProbeSpec) (pc *placedCall, 
 	}
 
 	ctx, cancel := withTimeout(s.ctx, s.opts.TurnTimeout, s.opts)
+	rec.Saw(s.opts.Now(), result.SeenSent, "call to "+to+fromText(from)+" (POST /v1/outbound-calling)")
 	call, err := s.opts.Records.PlaceCall(ctx, platform.CallRequest{To: to, AgentID: agent, AgentNumber: from, Env: s.c.Env, Metadata: meta})
 	err = s.namedIf(ctx, err)
 	cancel()
@@ -134,6 +135,11 @@ func (s *Session) placeCall(pos diag.Pos, pr *steps.ProbeSpec) (pc *placedCall, 
 		pc.rec.Duration = s.opts.Now().Sub(pc.started)
 		return nil, false, s.platformFailed(cp.Pos, "probe: place call to "+to, err)
 	}
+	placed := "placed: call_sid " + call.SID
+	if call.Status != "" {
+		placed += ", status " + call.Status
+	}
+	rec.Saw(s.opts.Now(), result.SeenPlatform, placed)
 	pc.sid = call.SID
 	pc.project = call.AgentID
 	// Lost on the line if it ends without its conversation
@@ -172,11 +178,13 @@ func (s *Session) awaitCall(pc *placedCall, pos diag.Pos, expect string, expectP
 				// which the platform does about 2h after the call
 				// ends, far past within:): read again.
 				errors.As(err, &absent)
+				rec.Saw(s.opts.Now(), result.SeenPlatform, "no status (404)")
 				return false, nil
 			}
 			if err != nil {
 				return false, err
 			}
+			rec.Saw(s.opts.Now(), result.SeenPlatform, statusSeen(got))
 			st = got
 			return got.Final(), nil
 		})
@@ -338,6 +346,7 @@ func (s *Session) probeSMS(pos diag.Pos, sp *steps.SMSProbe) (convID string, ok,
 	// failed.
 	s.sent = &lostProbe{key: s.onLine, message: msg}
 	ctx, cancel := withTimeout(s.ctx, s.opts.TurnTimeout, s.opts)
+	rec.Saw(s.opts.Now(), result.SeenSent, fmt.Sprintf("SMS to %s%s (POST /v1/outbound-sms): %s", to, fromText(from), msg))
 	res, err := s.opts.Records.SendSMS(ctx, platform.SMSRequest{To: to, Message: msg, AgentNumber: from, ConnectorID: connector})
 	err = s.namedIf(ctx, err)
 	cancel()
@@ -346,6 +355,7 @@ func (s *Session) probeSMS(pos diag.Pos, sp *steps.SMSProbe) (convID string, ok,
 		rec.Summary = "not sent"
 		return "", false, s.platformFailed(sp.Pos, "probe: send SMS to "+to, err)
 	}
+	rec.Saw(s.opts.Now(), result.SeenPlatform, smsSeen(res))
 	rec.Found, rec.Held = true, true
 	rec.Summary = "sent from " + cmp.Or(res.AgentNumber, "the environment's number")
 	if where := s.elsewhere(res.ProjectID, res.Env); where != "" {
@@ -358,7 +368,7 @@ func (s *Session) probeSMS(pos diag.Pos, sp *steps.SMSProbe) (convID string, ok,
 		rec.Summary += ", " + where
 		s.errored(&result.Error{Pos: sp.Pos, Kind: result.KindConfig, Message: fmt.Sprintf(
 			"probe: SMS to %s: the platform opened its conversation in %s: an SMS runs in the project and environment of its connector id (%s), so the one sent is not the connector of agent %s in %s (check %s)",
-			to, where, brand.TokenIDHeader, agent, s.c.Env, cmp.Or(s.opts.Settings.SMSConnector, "sms_connector_id on the target"))})
+			to, where, brand.TokenIDHeader, agent, s.c.Env, s.opts.Settings.smsConnector(agent))})
 		return "", false, false
 	}
 	convID = res.ConversationID
@@ -552,6 +562,11 @@ func (s *Session) findConversation(pos diag.Pos, rec *result.Confirmation, what,
 		if err != nil {
 			return false, err
 		}
+		if best == 0 {
+			rec.Saw(s.opts.Now(), result.SeenPlatform, "listed no conversation of the "+what+" yet")
+		} else {
+			rec.Saw(s.opts.Now(), result.SeenPlatform, "listed conversation "+strings.Join(ids, ", ")+" as the "+what+"'s")
+		}
 		return best > 0, nil
 	})
 	if err != nil {
@@ -702,4 +717,42 @@ func digits(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// fromText names the agent number a probe sends from, "" when the
+// platform picks the environment's.
+func fromText(from string) string {
+	if from == "" {
+		return ""
+	}
+	return " from " + from
+}
+
+// statusSeen is a call status as a probe's line shows it: the status,
+// and what the platform said with it.
+func statusSeen(st *platform.CallStatus) string {
+	out := "status " + st.Status
+	if st.FailureReason != "" {
+		out += " (" + st.FailureReason + ")"
+	}
+	if st.ConversationID != "" {
+		out += ", conversation " + st.ConversationID
+	}
+	return out
+}
+
+// smsSeen is the platform's answer to an SMS as a probe's line shows it.
+func smsSeen(res *platform.SMSResult) string {
+	var parts []string
+	if res.ConversationID != "" {
+		parts = append(parts, "conversation "+res.ConversationID)
+	} else {
+		parts = append(parts, "no conversation named")
+	}
+	for _, kv := range [][2]string{{"from", res.AgentNumber}, {"project", res.ProjectID}, {"environment", res.Env}} {
+		if kv[1] != "" {
+			parts = append(parts, kv[0]+" "+kv[1])
+		}
+	}
+	return "answered: " + strings.Join(parts, ", ")
 }

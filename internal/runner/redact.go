@@ -17,7 +17,7 @@ import (
 //     the only places either is recorded;
 //   - the user's turn after interpolation: Session.call, which records the
 //     transcript;
-//   - confirmation subjects and summaries: Session.End, once the
+//   - confirmation subjects, summaries and what a probe saw: Session.End, once the
 //     confirmations of the attempt are complete (a summary grows as reads
 //     go on);
 //   - the skip reason: the case gate (case.go).
@@ -49,5 +49,8 @@ func maskConfirmations(red *secret.Redactor, a *result.Attempt) {
 	}
 	for _, cf := range a.Confirmations {
 		cf.Subject, cf.Summary = red.String(cf.Subject), red.String(cf.Summary)
+		for i := range cf.Seen {
+			cf.Seen[i].Text = red.String(cf.Seen[i].Text)
+		}
 	}
 }

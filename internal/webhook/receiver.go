@@ -374,6 +374,16 @@ type MissingError struct {
 	// is down). The platform says nothing of its deliveries, so which of
 	// the two it is stays open.
 	Unreached bool
+	// Waited is how long the wait lasted, when its caller says (the
+	// receiver does not know when its caller's bound began): the
+	// message then says it.
+	Waited time.Duration
+	// State is what its caller knows of the conversation that the event
+	// is sent for (it ended, it handed off, or not), continuing the
+	// first sentence: it starts with its own punctuation (", while the
+	// conversation ended ...", ": the conversation is still in
+	// progress ..."). Empty when the caller knows nothing.
+	State string
 	// Err is why the wait ended (context.DeadlineExceeded, Canceled).
 	Err error
 }
@@ -387,6 +397,10 @@ func (e *MissingError) Error() string {
 		fmt.Fprintf(&b, " for conversation %s", e.ConversationID)
 	}
 	b.WriteString(" arrived")
+	if e.Waited > 0 {
+		fmt.Fprintf(&b, " within %s", e.Waited)
+	}
+	b.WriteString(e.State)
 	if errors.Is(e.Err, context.Canceled) {
 		b.WriteString(" (wait cancelled)")
 	}

@@ -214,6 +214,13 @@
         var li = el("li");
         li.appendChild(el("span", cf.ok ? "ok" : "no", cf.ok ? "✓ " : "✗ "));
         li.appendChild(document.createTextNode(cf.kind + " " + cf.subj + (cf.sum ? ": " + cf.sum : "")));
+        if (cf.seen && cf.seen.length) {
+          // What a probe did and saw: its call's statuses, its SMS and
+          // the platform's answer, the turns of its record.
+          var seen = el("ul", "seen mono");
+          cf.seen.forEach(function (sn) { seen.appendChild(el("li", sn.w, sn.x)); });
+          li.appendChild(seen);
+        }
         ul.appendChild(li);
       });
       w.appendChild(ul);
