@@ -616,7 +616,9 @@ func flakyAttempts(c *result.Case) (failures, errs []junitFlaky) {
 			SystemOut:  &junit.Output{Data: xmlText(out.String())},
 		}
 		if a.Status == result.Errored {
-			fl.Message = xmlLine(attemptCause(a))
+			// As an <error>'s: whose fault it is, for the readers that
+			// show a flaky case's earlier attempts.
+			fl.Message = xmlLine(errorMessage(c, a))
 			fl.Type = "internal"
 			if a.Error != nil && a.Error.Kind != "" {
 				fl.Type = xmlLine(a.Error.Kind)

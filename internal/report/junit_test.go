@@ -661,6 +661,27 @@ func checkJUnitCounts(t *testing.T, name string, doc xSuites) {
 	}
 }
 
+// TestJUnitFlakyErrorSaysWhoseFault: a <flakyError>'s message ends with
+// whose fault it is, as an <error>'s does: a reader that shows a flaky
+// case's earlier attempts must not take the platform's timeout for the
+// agent's broken expectation.
+func TestJUnitFlakyErrorSaysWhoseFault(t *testing.T) {
+	t.Parallel()
+	r := &result.Result{Started: t0, Target: result.Target{Name: "sim"}, Files: []*result.File{{Path: "a.yaml", Suite: "a",
+		Cases: []*result.Case{{Name: "books", Pos: pos("a.yaml", 3, 5), Status: result.Flaky, Attempts: []*result.Attempt{
+			{Number: 1, Status: result.Errored, Started: t0, Error: &result.Error{Pos: pos("a.yaml", 5, 3), Kind: result.KindTimeout, Message: "turn 1: no reply within 30s"}},
+			{Number: 2, Status: result.Passed, ConversationID: "conv-2", Started: t0},
+		}}}}}}
+	c := junitOf(t, r).Suites[0].Cases[0]
+	if len(c.FlakyError) != 1 {
+		t.Fatalf("%d flakyError, want 1", len(c.FlakyError))
+	}
+	f := c.FlakyError[0]
+	if !strings.Contains(f.Message, "no reply within 30s") || !strings.HasSuffix(f.Message, "(errored, not failed: the platform broke, not the agent; nothing was learnt about the agent)") || f.Type != result.KindTimeout {
+		t.Errorf("flakyError message %q, type %q", f.Message, f.Type)
+	}
+}
+
 // TestJUnitFlakyTranscript: the <flakyFailure> of an earlier attempt
 // holds that attempt's whole transcript, up to the turn that broke, and
 // the broken expectation with its diff.
