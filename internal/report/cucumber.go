@@ -327,6 +327,11 @@ func erroredLine(kind string) string {
 	case result.KindInterrupted:
 		who = "the run's interruption"
 	}
+	return erroredBy(who)
+}
+
+// erroredBy says that who broke, not the agent.
+func erroredBy(who string) string {
 	return "errored, not failed: " + who + " broke, not the agent; nothing was learnt about the agent"
 }
 

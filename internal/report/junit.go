@@ -400,8 +400,11 @@ func runErrors(r *result.Result) []junitCase {
 		tc.Error = &junit.Result{Message: xmlLine(msg), Type: xmlLine(typ), Data: xmlLine(msg) + "\n"}
 		out = append(out, tc)
 	}
+	// Each message ends with whose fault it is, as a case's <error>'s
+	// does (errorMessage): these are read as failures too.
 	for _, d := range r.DeploymentChanges() {
-		add(fmt.Sprintf("deployment of %s in %s unchanged", d.Agent, d.Env), PropertyDeploymentChanged, d.ChangeMessage())
+		add(fmt.Sprintf("deployment of %s in %s unchanged", d.Agent, d.Env), PropertyDeploymentChanged,
+			d.ChangeMessage()+" (errored, not failed: the deployment changed under the run, not by the agent's doing; no verdict is tied to one deployment: run the tests again on the new one)")
 	}
 	// A --fail-fast stop has no cause: the failure it stopped on is a
 	// testcase.
@@ -411,9 +414,22 @@ func runErrors(r *result.Result) []junitCase {
 				return out
 			}
 		}
-		add("run stopped", st.Kind, st.Reason+": "+st.Cause)
+		add("run stopped", st.Kind, st.Reason+": "+st.Cause+" ("+stopFault(st)+")")
 	}
 	return out
+}
+
+// stopFault says whose fault a stop is: the target's configuration for a
+// refused key or an unknown agent (exit 2), else the network or the
+// platform.
+func stopFault(st *result.Stop) string {
+	switch {
+	case st.Config:
+		return erroredBy("the target's configuration")
+	case st.Kind == result.StopUnreachable:
+		return erroredLine(result.KindNetwork)
+	}
+	return erroredLine(result.KindHTTP)
 }
 
 // buildCase makes the <testcase> of one scenario.

@@ -870,3 +870,41 @@ func TestJUnitErrorMessageWhose(t *testing.T) {
 		}
 	}
 }
+
+// TestJUnitRunErrorsSayWhoseFault: the run-level <error> testcases (a
+// stop no case errored on, a deployment that changed) end their message
+// with whose fault it is, as a case's <error> does: Jenkins and the GitHub
+// Actions reporters show them as failed tests.
+func TestJUnitRunErrorsSayWhoseFault(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		r    *result.Result
+		want string
+	}{
+		{"refused key", &result.Result{Started: t0, Stop: &result.Stop{Kind: result.StopCredentials, Config: true, Reason: "not run: credentials refused", Cause: "401 Unauthorized"}},
+			"not run: credentials refused: 401 Unauthorized (errored, not failed: the target's configuration broke, not the agent; nothing was learnt about the agent)"},
+		{"unreachable", &result.Result{Started: t0, Stop: &result.Stop{Kind: result.StopUnreachable, Reason: "not run: platform unreachable", Cause: "dial tcp: connection refused"}},
+			"not run: platform unreachable: dial tcp: connection refused (errored, not failed: the network or the platform broke, not the agent; nothing was learnt about the agent)"},
+		{"a stop of another kind", &result.Result{Started: t0, Stop: &result.Stop{Kind: "other", Reason: "not run: stopped", Cause: "404"}},
+			"not run: stopped: 404 (errored, not failed: the platform broke, not the agent; nothing was learnt about the agent)"},
+		{"deployment changed", &result.Result{Started: t0, Deployments: []*result.Deployment{{Agent: "luigi", Env: "sandbox", ID: "dep-1", After: "dep-2"}}},
+			"(errored, not failed: the deployment changed under the run, not by the agent's doing; no verdict is tied to one deployment: run the tests again on the new one)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			doc := junitOf(t, tc.r)
+			var got []string
+			for _, s := range doc.Suites {
+				for _, c := range s.Cases {
+					if c.Classname == "run" && c.Error != nil {
+						got = append(got, c.Error.Message)
+					}
+				}
+			}
+			if len(got) != 1 || !strings.HasSuffix(got[0], tc.want) {
+				t.Errorf("run errors %q, want one ending %q", got, tc.want)
+			}
+		})
+	}
+}
