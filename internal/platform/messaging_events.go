@@ -80,6 +80,14 @@ var (
 	membersDest         = []string{"destination", "handoff_destination", "queue"}
 	membersConversation = []string{"conversation_id", "conversationId", "conversation"}
 	membersEndReason    = []string{"reason", "end_reason", "cause"}
+	// membersAgent and membersEnv name the agent (project) and the
+	// environment a joined event says joined. The reference shows no
+	// member of the joined event; these are its plausible names, in the
+	// Conversations API's words (project_id, environment) and the
+	// simulator's (agent_id). They are all a client sees of where the
+	// connector token opened the conversation.
+	membersAgent = []string{"agent_id", "agentId", "project_id", "projectId"}
+	membersEnv   = []string{"environment", "env", "client_env", "clientEnv"}
 )
 
 // eventForms maps the type names of one brand to their kinds.
@@ -163,6 +171,8 @@ func (f *eventForms) classify(e *MessagingEvent, client *MessagingClientEvents) 
 		e.Reason = p.str("reason")
 	case EventSessionEnd:
 		e.Reason = p.str(membersEndReason...)
+	case EventJoined:
+		e.Agent, e.Env = p.str(membersAgent...), p.str(membersEnv...)
 	}
 	if err := e.readConversation("payload", p); err != nil {
 		return err
@@ -324,6 +334,9 @@ type MessagingEvent struct {
 	// event's, or any event's that carries one); Reason of a session end
 	// or a handoff; Destination of a handoff.
 	ConversationID, Reason, Destination string
+	// Agent and Env are the agent (project) and environment a joined
+	// event names, as sent, or "".
+	Agent, Env string
 	// delta says Text came from the delta member: a piece of the text
 	// (finalPiece), not the whole of it.
 	delta bool

@@ -1178,3 +1178,46 @@ func TestMessagingRefusesTheClientsTag(t *testing.T) {
 		})
 	}
 }
+
+// TestMessagingWrongConnector: on the simulator, whose joined event names
+// the agent and environment of the session's connector, a scenario run
+// with the connector of another agent, or of its agent in another
+// environment, errors as a configuration error at its via: without a
+// retry, though that agent's greeting would pass its loose check; with
+// its own connector it passes.
+func TestMessagingWrongConnector(t *testing.T) {
+	t.Parallel()
+	e := newMsgEnv(t, sim.Options{})
+	const suite = `suite: s
+agent: clinic
+via: messaging
+scenarios:
+  - name: greets
+    greeting: {response: {matches: ".+"}}
+`
+	for _, tc := range []struct {
+		agent, env string // whose connector is sent
+		want       string
+	}{
+		{agent: "clinic", env: "sandbox"},
+		{agent: "restaurant", env: "sandbox", want: "runs in project restaurant, not clinic"},
+		{agent: "clinic", env: "live", want: "runs in environment live, not sandbox"},
+	} {
+		o := e.opts(t)
+		o.Retries = 2
+		o.Messaging = Messaging(MessagingClients(platform.Config{BuildURL: e.sim.BuildURL, MessagingURL: e.sim.MessagingURL, MessagingHost: e.sim.Info.MessagingHost},
+			func(string, string) (string, error) { return e.sim.Info.MessagingConnectors[tc.agent][tc.env], nil }), MessagingOptions{})
+		c := runOne(t, o, suite)
+		a := c.Last()
+		if tc.want == "" {
+			if c.Status != result.Passed {
+				t.Errorf("own connector: %s", describe(c))
+			}
+			continue
+		}
+		if c.Status != result.Errored || len(c.Attempts) != 1 || a.Error.Kind != result.KindConfig || a.Error.Pos.Line != 3 ||
+			!strings.Contains(a.Error.Message, tc.want) {
+			t.Errorf("connector of %s in %s: %s", tc.agent, tc.env, describe(c))
+		}
+	}
+}
