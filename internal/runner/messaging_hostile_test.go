@@ -1009,6 +1009,7 @@ func TestMessagingJoinedElsewhere(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		joined []any // the joined event's payload members after conversation_id
+		again  bool  // a second joined event follows, naming only the conversation
 		answer string
 		status result.Status
 		want   string
@@ -1023,6 +1024,12 @@ func TestMessagingJoinedElsewhere(t *testing.T) {
 			want: "runs in project clinic, not billing"},
 		{name: "another environment", joined: []any{"client_env", "pre_release"}, answer: "Your balance is 0.", status: result.Errored,
 			want: "runs in environment pre-release, not sandbox"},
+		{name: "another agent and environment in camelCase", joined: []any{"projectId", "clinic", "clientEnv", "Live"}, answer: "Your balance is 0.", status: result.Errored,
+			want: "runs in project clinic, not billing, environment live, not sandbox"},
+		// The first joined event that names them is the session's: a
+		// second that names nothing does not clear them.
+		{name: "another agent, then a joined event that names none", joined: []any{"agent_id", "clinic", "env", "live"}, again: true, answer: "Your balance is 0.", status: result.Errored,
+			want: "runs in project clinic, not billing, environment live, not sandbox"},
 		{name: "another agent and environment", joined: []any{"project_id", "clinic", "environment", "live"},
 			answer: "Your balance is 0.", status: result.Errored, want: "runs in project clinic, not billing, environment live, not sandbox"},
 	} {
@@ -1031,6 +1038,9 @@ func TestMessagingJoinedElsewhere(t *testing.T) {
 			joined := platformtest.Event("1", "EVENT_TYPE_AGENT_JOINED", append([]any{"conversation_id", "c-1"}, tc.joined...)...)
 			p := platformtest.StartMessaging(t, func(n int, _ []byte) []platformtest.Frame {
 				stop := platformtest.TypingStop(fmt.Sprintf("s%d", n))
+				if n == 1 && tc.again {
+					return []platformtest.Frame{joined, platformtest.Joined("j2", "c-1"), platformtest.Message("2", "", "Welcome."), stop}
+				}
 				if n == 1 {
 					return []platformtest.Frame{joined, platformtest.Message("2", "", "Welcome."), stop}
 				}
