@@ -423,6 +423,29 @@ scenarios:
 		!strings.Contains(err.Message, "check the connector token") || strings.Contains(describe(c), "not-a-connector") {
 		t.Errorf("unknown connector: %s", describe(c))
 	}
+	// The connector of another agent, or of the agent in another
+	// environment: the simulator's joined event names where the
+	// conversation runs, and the case errors at its via: as a
+	// configuration error, not retried, whatever the greeting says.
+	for _, tc := range []struct{ agent, env, want string }{
+		{agent: "restaurant", env: "sandbox"},
+		{agent: "clinic", env: "sandbox", want: "runs in project clinic, not restaurant"},
+		{agent: "restaurant", env: "live", want: "runs in environment live, not sandbox"},
+	} {
+		o.Messaging = Messaging(MessagingClients(platform.Config{BuildURL: e.sim.BuildURL, MessagingURL: e.sim.MessagingURL, MessagingHost: e.sim.Info.MessagingHost},
+			func(string, string) (string, error) { return e.sim.Info.MessagingConnectors[tc.agent][tc.env], nil }), MessagingOptions{})
+		c = runOne(t, o, suite)
+		if tc.want == "" {
+			if c.Status != result.Passed {
+				t.Errorf("own connector: %s", describe(c))
+			}
+			continue
+		}
+		if err := c.Last().Error; c.Status != result.Errored || len(c.Attempts) != 1 || err.Kind != result.KindConfig || err.Pos.Line != 3 ||
+			!strings.Contains(err.Message, tc.want) {
+			t.Errorf("connector of %s in %s: %s", tc.agent, tc.env, describe(c))
+		}
+	}
 }
 
 // TestSystemError is the rule that decides when the events of a turn are
@@ -1176,48 +1199,5 @@ func TestMessagingRefusesTheClientsTag(t *testing.T) {
 				t.Errorf("%s%s, want a configuration error %q", c.Status, describe(c), tc.want)
 			}
 		})
-	}
-}
-
-// TestMessagingWrongConnector: on the simulator, whose joined event names
-// the agent and environment of the session's connector, a scenario run
-// with the connector of another agent, or of its agent in another
-// environment, errors as a configuration error at its via: without a
-// retry, though that agent's greeting would pass its loose check; with
-// its own connector it passes.
-func TestMessagingWrongConnector(t *testing.T) {
-	t.Parallel()
-	e := newMsgEnv(t, sim.Options{})
-	const suite = `suite: s
-agent: clinic
-via: messaging
-scenarios:
-  - name: greets
-    greeting: {response: {matches: ".+"}}
-`
-	for _, tc := range []struct {
-		agent, env string // whose connector is sent
-		want       string
-	}{
-		{agent: "clinic", env: "sandbox"},
-		{agent: "restaurant", env: "sandbox", want: "runs in project restaurant, not clinic"},
-		{agent: "clinic", env: "live", want: "runs in environment live, not sandbox"},
-	} {
-		o := e.opts(t)
-		o.Retries = 2
-		o.Messaging = Messaging(MessagingClients(platform.Config{BuildURL: e.sim.BuildURL, MessagingURL: e.sim.MessagingURL, MessagingHost: e.sim.Info.MessagingHost},
-			func(string, string) (string, error) { return e.sim.Info.MessagingConnectors[tc.agent][tc.env], nil }), MessagingOptions{})
-		c := runOne(t, o, suite)
-		a := c.Last()
-		if tc.want == "" {
-			if c.Status != result.Passed {
-				t.Errorf("own connector: %s", describe(c))
-			}
-			continue
-		}
-		if c.Status != result.Errored || len(c.Attempts) != 1 || a.Error.Kind != result.KindConfig || a.Error.Pos.Line != 3 ||
-			!strings.Contains(a.Error.Message, tc.want) {
-			t.Errorf("connector of %s in %s: %s", tc.agent, tc.env, describe(c))
-		}
 	}
 }
