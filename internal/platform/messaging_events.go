@@ -172,7 +172,10 @@ func (f *eventForms) classify(e *MessagingEvent, client *MessagingClientEvents) 
 	case EventSessionEnd:
 		e.Reason = p.str(membersEndReason...)
 	case EventJoined:
-		e.Agent, e.Env = p.str(membersAgent...), p.str(membersEnv...)
+		// The reference's ids and environments are strings: a number
+		// names the agent in no form a scenario writes, and is no
+		// evidence of where the conversation runs.
+		e.Agent, e.Env = p.quoted(membersAgent...), p.quoted(membersEnv...)
 	}
 	if err := e.readConversation("payload", p); err != nil {
 		return err
@@ -468,6 +471,19 @@ func (p payloadMembers) str(names ...string) string {
 	for _, n := range names {
 		if s := scalarText(p[n]); s != "" {
 			return s
+		}
+	}
+	return ""
+}
+
+// quoted returns the first of the members that is a non-empty JSON
+// string.
+func (p payloadMembers) quoted(names ...string) string {
+	for _, n := range names {
+		if v := bytes.TrimSpace(p[n]); len(v) > 0 && v[0] == '"' {
+			if s := scalarText(v); s != "" {
+				return s
+			}
 		}
 	}
 	return ""

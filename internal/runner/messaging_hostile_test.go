@@ -1018,6 +1018,13 @@ func TestMessagingJoinedElsewhere(t *testing.T) {
 		{name: "the scenario's agent in another case, in the scenario's environment", joined: []any{"projectId", "Billing", "environment", "SANDBOX"}, answer: "Your balance is 0.", status: result.Passed},
 		{name: "a project in the other form", joined: []any{"project_id", "PROJECT-ab12cd34"}, answer: "Your balance is 0.", status: result.Passed},
 		{name: "an environment of no conversation", joined: []any{"env", "dev"}, answer: "Your balance is 0.", status: result.Passed},
+		// The reference's ids are strings: a number is no name of the
+		// agent a scenario could write, and the next member is read.
+		{name: "a number, then the scenario's agent", joined: []any{"agent_id", 4711, "project_id", "billing"}, answer: "Your balance is 0.", status: result.Passed},
+		{name: "a number, then another agent", joined: []any{"agent_id", 4711, "agentId", "clinic"}, answer: "Your balance is 0.", status: result.Errored,
+			want: "runs in project clinic, not billing"},
+		{name: "an empty name, then another agent", joined: []any{"agent_id", "", "agentId", "clinic"}, answer: "Your balance is 0.", status: result.Errored,
+			want: "runs in project clinic, not billing"},
 		{name: "another agent whose answer would pass", joined: []any{"agent_id", "clinic"}, answer: "Your balance is 0.", status: result.Errored,
 			want: "start: the platform's joined event says the web chat's conversation runs in project clinic, not billing: a conversation over messaging runs in the agent and environment of its connector token, so the token sent is not the connector of agent billing in sandbox"},
 		{name: "another agent whose answer would fail", joined: []any{"agentId", "clinic"}, answer: "I cannot say.", status: result.Errored,
