@@ -285,6 +285,8 @@ type MessagingSession struct {
 	last           *MessagingTurn // the turn of the last exchange
 	opening        *MessagingTurn
 	joined         bool
+	joinedAgent    string // JoinedAs
+	joinedEnv      string
 	echoes         bool // the platform echoes client events
 	typingOn       bool // the agent's typing indicator is on
 	ended          bool
@@ -457,6 +459,12 @@ func (m *MessagingSession) Opening() *MessagingTurn {
 
 // Joined reports whether the agent joined (now or in the history).
 func (m *MessagingSession) Joined() bool { return m.joined }
+
+// JoinedAs is the agent (project) and the environment the first joined
+// event that names them says joined, as sent ("" for one it does not
+// name): where the connector token opened the conversation, whatever the
+// client asked for.
+func (m *MessagingSession) JoinedAs() (agent, env string) { return m.joinedAgent, m.joinedEnv }
 
 // Ended reports whether a session end event arrived, and its reason.
 func (m *MessagingSession) Ended() (bool, string) { return m.ended, m.endReason }

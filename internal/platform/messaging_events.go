@@ -80,6 +80,14 @@ var (
 	membersDest         = []string{"destination", "handoff_destination", "queue"}
 	membersConversation = []string{"conversation_id", "conversationId", "conversation"}
 	membersEndReason    = []string{"reason", "end_reason", "cause"}
+	// membersAgent and membersEnv name the agent (project) and the
+	// environment a joined event says joined. The reference shows no
+	// member of the joined event; these are its plausible names, in the
+	// Conversations API's words (project_id, environment) and the
+	// simulator's (agent_id). They are all a client sees of where the
+	// connector token opened the conversation.
+	membersAgent = []string{"agent_id", "agentId", "project_id", "projectId"}
+	membersEnv   = []string{"environment", "env", "client_env", "clientEnv"}
 )
 
 // eventForms maps the type names of one brand to their kinds.
@@ -163,6 +171,11 @@ func (f *eventForms) classify(e *MessagingEvent, client *MessagingClientEvents) 
 		e.Reason = p.str("reason")
 	case EventSessionEnd:
 		e.Reason = p.str(membersEndReason...)
+	case EventJoined:
+		// The reference's ids and environments are strings: a number
+		// names the agent in no form a scenario writes, and is no
+		// evidence of where the conversation runs.
+		e.Agent, e.Env = p.quoted(membersAgent...), p.quoted(membersEnv...)
 	}
 	if err := e.readConversation("payload", p); err != nil {
 		return err
@@ -324,6 +337,9 @@ type MessagingEvent struct {
 	// event's, or any event's that carries one); Reason of a session end
 	// or a handoff; Destination of a handoff.
 	ConversationID, Reason, Destination string
+	// Agent and Env are the agent (project) and environment a joined
+	// event names, as sent, or "".
+	Agent, Env string
 	// delta says Text came from the delta member: a piece of the text
 	// (finalPiece), not the whole of it.
 	delta bool
@@ -455,6 +471,19 @@ func (p payloadMembers) str(names ...string) string {
 	for _, n := range names {
 		if s := scalarText(p[n]); s != "" {
 			return s
+		}
+	}
+	return ""
+}
+
+// quoted returns the first of the members that is a non-empty JSON
+// string.
+func (p payloadMembers) quoted(names ...string) string {
+	for _, n := range names {
+		if v := bytes.TrimSpace(p[n]); len(v) > 0 && v[0] == '"' {
+			if s := scalarText(v); s != "" {
+				return s
+			}
 		}
 	}
 	return ""

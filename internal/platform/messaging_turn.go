@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -502,6 +503,8 @@ func (m *MessagingSession) add(e MessagingEvent, turn *MessagingTurn, st *turnSt
 	case EventJoined:
 		m.joined = true
 		turn.Joined = true
+		m.joinedAgent = cmp.Or(m.joinedAgent, e.Agent)
+		m.joinedEnv = cmp.Or(m.joinedEnv, e.Env)
 	case EventAgentMessage, EventAgentChunk, EventAgentMessageEnd, EventLiveAgentMessage:
 		if late, err := m.lateWhole(e, turn); late || err != nil {
 			return err

@@ -54,6 +54,12 @@ type Messaging struct {
 	// Joined says the agent has joined the conversation, in this turn or
 	// before (the joined event, or its replay).
 	Joined bool `json:"joined,omitempty"`
+	// JoinedAgent and JoinedEnv are the agent (project) and environment
+	// the joined event names, as sent, or "": where the platform opened
+	// the conversation. The runner holds them to the scenario's; the
+	// reports do not show them.
+	JoinedAgent string `json:"-"`
+	JoinedEnv   string `json:"-"`
 	// Handoff is set when handoff events arrived in the turn.
 	Handoff *MessagingHandoff `json:"handoff,omitempty"`
 	// CompletedBy says how the client knew the answer was complete:

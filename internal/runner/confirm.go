@@ -277,9 +277,16 @@ func (s *Session) readConversation(pos diag.Pos, convID string, waitEnded bool) 
 		if absent != nil {
 			last = "the last answered " + absent.Error()
 		}
-		s.errored(&result.Error{Pos: pos, Kind: result.KindTimeout, Message: fmt.Sprintf(
+		msg := fmt.Sprintf(
 			"confirm: read conversation %s: not recorded within the confirmation's wait of %s (%d reads; %s): the platform did not record a conversation that took place, its error, not the agent's",
-			convID, s.opts.ConfirmTimeout, rec.Reads, last)})
+			convID, s.opts.ConfirmTimeout, rec.Reads, last)
+		if s.c.Via == steps.ViaMessaging {
+			// A joined event that names no agent or environment
+			// lets a connector of another through (joinedElsewhere):
+			// its conversation is recorded there, not under this one.
+			msg += fmt.Sprintf(", unless the connector token sent for agent %s in %s is another agent's or environment's, which records its conversations there", agent, s.c.Env)
+		}
+		s.errored(&result.Error{Pos: pos, Kind: result.KindTimeout, Message: msg})
 		return nil, rec, true, true
 	}
 	rec.Found, rec.Summary = true, conversationSummary(conv)

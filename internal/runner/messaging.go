@@ -164,7 +164,33 @@ func exchangeOf(m *platform.MessagingSession, t *platform.MessagingTurn, userInp
 	}
 	exch := t.Exchange(m.SessionID(), m.ConversationID(), userInput)
 	exch.Messaging.Joined, exch.Host = m.Joined(), m.Host()
+	exch.Messaging.JoinedAgent, exch.Messaging.JoinedEnv = m.JoinedAs()
 	return exch
+}
+
+// joinedElsewhere errors the attempt when the joined event of a Messaging
+// conversation names another agent or environment than the scenario's
+// (elsewhere, the rule of the probes), and reports whether it did. A
+// connector token belongs to one agent in one environment and the
+// conversation runs where it points, whatever the scenario says: the
+// target's connector for this agent and environment is another's, and
+// that agent's answers would pass or fail this scenario's checks. A
+// configuration error, not retried: every session opens with the same
+// token. A platform whose joined event names neither cannot be held to
+// this (docs/configuration.md, section Messaging).
+func (s *Session) joinedElsewhere(m *reply.Messaging) bool {
+	where := s.elsewhere(m.JoinedAgent, m.JoinedEnv)
+	if where == "" {
+		return false
+	}
+	at := s.params.ViaPos
+	if at.IsZero() {
+		at = s.sc.Pos
+	}
+	s.errored(&result.Error{Pos: at, Kind: result.KindConfig, Message: fmt.Sprintf(
+		"start: the platform's joined event says the web chat's conversation runs in %s: a conversation over messaging runs in the agent and environment of its connector token, so the token sent is not the connector of agent %s in %s (check the target's connector for it: connectors.%s, or connector_token)",
+		where, s.c.Agent, s.c.Env, s.c.Agent)})
+	return true
 }
 
 // endAwaiter is a Conversation whose end may arrive after a turn's

@@ -995,3 +995,108 @@ func TestMessagingFailedOpenClosesTheSocket(t *testing.T) {
 		t.Fatal("the socket of the failed opening is still open")
 	}
 }
+
+// TestMessagingJoinedElsewhere: a joined event that names another agent
+// (in the scenario's form) or another environment than the scenario's
+// errors the case as a configuration error, not retried, whether its
+// answer would pass or fail: the connector token opened the conversation
+// of another agent or environment, and its answers are not this agent's.
+// One that names the same, a form it cannot compare (PROJECT- against a
+// slug), an environment no conversation has ("dev") or nothing is no
+// evidence either way.
+func TestMessagingJoinedElsewhere(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		joined []any // the joined event's payload members after conversation_id
+		again  bool  // a second joined event follows, naming only the conversation
+		answer string
+		status result.Status
+		want   string
+	}{
+		{name: "the scenario's agent", joined: []any{"agent_id", "billing"}, answer: "Your balance is 0.", status: result.Passed},
+		{name: "the scenario's agent in another case, in the scenario's environment", joined: []any{"projectId", "Billing", "environment", "SANDBOX"}, answer: "Your balance is 0.", status: result.Passed},
+		{name: "a project in the other form", joined: []any{"project_id", "PROJECT-ab12cd34"}, answer: "Your balance is 0.", status: result.Passed},
+		{name: "an environment of no conversation", joined: []any{"env", "dev"}, answer: "Your balance is 0.", status: result.Passed},
+		// The reference's ids are strings: a number is no name of the
+		// agent a scenario could write, and the next member is read.
+		{name: "a number, then the scenario's agent", joined: []any{"agent_id", 4711, "project_id", "billing"}, answer: "Your balance is 0.", status: result.Passed},
+		{name: "a number, then another agent", joined: []any{"agent_id", 4711, "agentId", "clinic"}, answer: "Your balance is 0.", status: result.Errored,
+			want: "runs in project clinic, not billing"},
+		{name: "an empty name, then another agent", joined: []any{"agent_id", "", "agentId", "clinic"}, answer: "Your balance is 0.", status: result.Errored,
+			want: "runs in project clinic, not billing"},
+		{name: "another agent whose answer would pass", joined: []any{"agent_id", "clinic"}, answer: "Your balance is 0.", status: result.Errored,
+			want: "start: the platform's joined event says the web chat's conversation runs in project clinic, not billing: a conversation over messaging runs in the agent and environment of its connector token, so the token sent is not the connector of agent billing in sandbox"},
+		{name: "another agent whose answer would fail", joined: []any{"agentId", "clinic"}, answer: "I cannot say.", status: result.Errored,
+			want: "runs in project clinic, not billing"},
+		{name: "another environment", joined: []any{"client_env", "pre_release"}, answer: "Your balance is 0.", status: result.Errored,
+			want: "runs in environment pre-release, not sandbox"},
+		{name: "another agent and environment in camelCase", joined: []any{"projectId", "clinic", "clientEnv", "Live"}, answer: "Your balance is 0.", status: result.Errored,
+			want: "runs in project clinic, not billing, environment live, not sandbox"},
+		// The first joined event that names them is the session's: a
+		// second that names nothing does not clear them.
+		{name: "another agent, then a joined event that names none", joined: []any{"agent_id", "clinic", "env", "live"}, again: true, answer: "Your balance is 0.", status: result.Errored,
+			want: "runs in project clinic, not billing, environment live, not sandbox"},
+		{name: "another agent and environment", joined: []any{"project_id", "clinic", "environment", "live"},
+			answer: "Your balance is 0.", status: result.Errored, want: "runs in project clinic, not billing, environment live, not sandbox"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			joined := platformtest.Event("1", "EVENT_TYPE_AGENT_JOINED", append([]any{"conversation_id", "c-1"}, tc.joined...)...)
+			p := platformtest.StartMessaging(t, func(n int, _ []byte) []platformtest.Frame {
+				stop := platformtest.TypingStop(fmt.Sprintf("s%d", n))
+				if n == 1 && tc.again {
+					return []platformtest.Frame{joined, platformtest.Joined("j2", "c-1"), platformtest.Message("2", "", "Welcome."), stop}
+				}
+				if n == 1 {
+					return []platformtest.Frame{joined, platformtest.Message("2", "", "Welcome."), stop}
+				}
+				return []platformtest.Frame{platformtest.Message("3", "", tc.answer), stop}
+			})
+			o := hostileOptions(p)
+			o.Retries = 2
+			c := runOne(t, o, balanceSuite)
+			if c.Status != tc.status {
+				t.Fatalf("status %s, want %s", c.Status, tc.status)
+			}
+			if tc.want == "" {
+				return
+			}
+			a := c.Last()
+			if len(c.Attempts) != 1 || a.Error == nil || a.Error.Kind != result.KindConfig || !strings.Contains(a.Error.Message, tc.want) || len(a.Failures) > 0 {
+				t.Errorf("%d attempts, error %+v, failures %+v: want one attempt, a configuration error with %q", len(c.Attempts), a.Error, a.Failures, tc.want)
+			}
+			// At the scenario's via:, with the greeting in the transcript.
+			if a.Error != nil && a.Error.Pos.Line != 3 || len(a.Turns) == 0 || !strings.Contains(a.Turns[0].Result.Response, "Welcome") {
+				t.Errorf("error at %v, turns %d: want line 3 and the greeting", a.Error.Pos, len(a.Turns))
+			}
+		})
+	}
+}
+
+// TestMessagingNotRecordedNamesTheConnector: on a platform whose joined
+// event names no agent, a connector of another agent goes unseen during
+// the chat, and the record read under the scenario's agent is never
+// found. The error stays the platform's (the record may be late), and
+// says that a connector of another agent or environment puts the
+// conversation where the read does not look.
+func TestMessagingNotRecordedNamesTheConnector(t *testing.T) {
+	t.Parallel()
+	p := platformtest.StartMessaging(t, func(n int, _ []byte) []platformtest.Frame {
+		stop := platformtest.TypingStop(fmt.Sprintf("s%d", n))
+		if n == 1 {
+			return []platformtest.Frame{platformtest.Joined("1", "c-1"), platformtest.Message("2", "", "Welcome."), stop}
+		}
+		return []platformtest.Frame{platformtest.Message("3", "", "Your balance is 0."), stop}
+	})
+	h := &hostileRuntime{getAnswer: func(int) (int, string) { return http.StatusNotFound, `{"error_message":"conversation not found"}` }}
+	c := runHostile(t, h, strings.Replace(balanceSuite, "agent: billing", "agent: p1", 1)+"    confirm: {conversation: {channel: WEBCHAT}}\n", func(o *Options) {
+		o.Messaging = hostileOptions(p).Messaging
+	})
+	a := c.Last()
+	if c.Status != result.Errored || a.Error == nil || a.Error.Kind != result.KindTimeout ||
+		!strings.Contains(a.Error.Message, "not recorded within the confirmation's wait of 30s") ||
+		!strings.Contains(a.Error.Message, "unless the connector token sent for agent p1 in sandbox is another agent's or environment's") {
+		t.Fatalf("%s, want errored, naming the connector%s", c.Status, describe(c))
+	}
+}

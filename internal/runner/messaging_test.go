@@ -423,6 +423,29 @@ scenarios:
 		!strings.Contains(err.Message, "check the connector token") || strings.Contains(describe(c), "not-a-connector") {
 		t.Errorf("unknown connector: %s", describe(c))
 	}
+	// The connector of another agent, or of the agent in another
+	// environment: the simulator's joined event names where the
+	// conversation runs, and the case errors at its via: as a
+	// configuration error, not retried, whatever the greeting says.
+	for _, tc := range []struct{ agent, env, want string }{
+		{agent: "restaurant", env: "sandbox"},
+		{agent: "clinic", env: "sandbox", want: "runs in project clinic, not restaurant"},
+		{agent: "restaurant", env: "live", want: "runs in environment live, not sandbox"},
+	} {
+		o.Messaging = Messaging(MessagingClients(platform.Config{BuildURL: e.sim.BuildURL, MessagingURL: e.sim.MessagingURL, MessagingHost: e.sim.Info.MessagingHost},
+			func(string, string) (string, error) { return e.sim.Info.MessagingConnectors[tc.agent][tc.env], nil }), MessagingOptions{})
+		c = runOne(t, o, suite)
+		if tc.want == "" {
+			if c.Status != result.Passed {
+				t.Errorf("own connector: %s", describe(c))
+			}
+			continue
+		}
+		if err := c.Last().Error; c.Status != result.Errored || len(c.Attempts) != 1 || err.Kind != result.KindConfig || err.Pos.Line != 3 ||
+			!strings.Contains(err.Message, tc.want) {
+			t.Errorf("connector of %s in %s: %s", tc.agent, tc.env, describe(c))
+		}
+	}
 }
 
 // TestSystemError is the rule that decides when the events of a turn are

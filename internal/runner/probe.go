@@ -426,12 +426,13 @@ func continuedSession(pos diag.Pos, what, lead string) *result.Error {
 		what, lead)}
 }
 
-// elsewhere says where a probe's conversation went when the platform's
+// elsewhere says where a probe's (or a web chat's) conversation went when the platform's
 // answer names another project or environment than the scenario's
 // ("project p2, not p1"), and "" when it names neither or the same ones.
 // The platform chooses them from what agenttest sent: for an SMS from the
 // connector id alone (its body names neither), for a call from the body's
-// agent_id and environment, whose names the reference does not show. Such
+// agent_id and environment, whose names the reference does not show, for
+// a web chat from the connector token alone (joinedElsewhere). Such
 // a conversation is never where the confirmation reads it, and waiting
 // for it would fail the agent on what the configuration chose. A project
 // is another only when named in the scenario's form (a slug, or

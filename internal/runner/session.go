@@ -366,6 +366,9 @@ func (s *Session) open(st *steps.Step) (ok, retry bool) {
 	}
 	s.greeting, s.last = greeting, greeting
 	if m := greeting.Messaging; m != nil {
+		if s.joinedElsewhere(m) {
+			return false, false
+		}
 		if e := systemError(m, true, s.claimsSystem(st, true)); e != nil {
 			// The greeting is in the transcript at the scenario.
 			return false, s.callFailed(s.sc.Pos, "", e, true)

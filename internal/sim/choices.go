@@ -235,7 +235,7 @@ const (
 	EvUserTyping     = "EVENT_TYPE_USER_TYPING"           // payload {typing?}; logged, no answer
 	EvRequestLive    = "EVENT_TYPE_REQUEST_LIVE_AGENT"    // payload {reason?}: client-requested handoff
 	EvEndSession     = "EVENT_TYPE_END_SESSION"           // payload {}: the user closes the chat
-	evJoinedPattern  = "EVENT_TYPE_%s_AGENT_JOINED"       // payload {conversation_id, agent_id}
+	evJoinedPattern  = "EVENT_TYPE_%s_AGENT_JOINED"       // payload {conversation_id, agent_id, environment}
 	evMessagePattern = "EVENT_TYPE_%s_AGENT_MESSAGE"      // payload {message_id, text, delayed?}
 	evChunkPattern   = "EVENT_TYPE_%s_AGENT_MESSAGE_CHUNK"
 	evTypingPattern  = "EVENT_TYPE_%s_AGENT_TYPING" // payload {typing}

@@ -195,9 +195,12 @@ type (
 	typingPayload struct {
 		Typing bool `json:"typing"`
 	}
+	// joinedPayload names where the conversation runs: the agent and
+	// environment of the session's connector.
 	joinedPayload struct {
 		ConversationID string `json:"conversation_id"`
 		AgentID        string `json:"agent_id"`
+		Environment    string `json:"environment"`
 	}
 	messagePayload struct {
 		MessageID string `json:"message_id"`
@@ -595,7 +598,7 @@ func (s *Server) joinLocked(ms *msgSession, idx uint64, ev clientEvent) {
 		// A second join (a client that missed the joined event in its
 		// replay): the agent is there already; say so again.
 		s.msg.stats.duplicateJoins.Add(1)
-		s.emitLocked(ms, s.msg.names.joined, joinedPayload{ConversationID: ms.chat.conv.ID, AgentID: agentID}, ev.custom)
+		s.emitLocked(ms, s.msg.names.joined, joinedPayload{ConversationID: ms.chat.conv.ID, AgentID: agentID, Environment: ms.connector.Env}, ev.custom)
 		return
 	}
 	f := &s.faults
@@ -619,7 +622,7 @@ func (s *Server) joinLocked(ms *msgSession, idx uint64, ev clientEvent) {
 		return
 	}
 	ms.chat, ms.joinFailed = cs, false
-	s.emitLocked(ms, s.msg.names.joined, joinedPayload{ConversationID: cs.conv.ID, AgentID: agentID}, ev.custom)
+	s.emitLocked(ms, s.msg.names.joined, joinedPayload{ConversationID: cs.conv.ID, AgentID: agentID, Environment: ms.connector.Env}, ev.custom)
 	s.agentTextLocked(ms, reply.Response, reply.Delayed, -1, ev.custom)
 	s.replyEffectsLocked(ms, reply.Handoff, reply.Ended, ev.custom)
 }
