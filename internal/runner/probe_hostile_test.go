@@ -774,8 +774,38 @@ func TestProbeSearchScores(t *testing.T) {
 				}
 				return
 			}
-			if c.Status != result.Failed || a.ConversationID != "" || len(a.Failures) == 0 || a.Failures[0].Key != "probe.conversation" {
-				t.Fatalf("%s on %q, want failed: no conversation of the call%s", c.Status, a.ConversationID, describe(c))
+			if c.Status != result.Errored || a.ConversationID != "" || len(a.Failures) != 0 || a.Error == nil || a.Error.Kind != result.KindTimeout {
+				t.Fatalf("%s on %q, want errored: no conversation of the call listed%s", c.Status, a.ConversationID, describe(c))
+			}
+		})
+	}
+}
+
+// TestProbeConversationNeverListed: the platform took the SMS (which, the
+// reference says, opens a conversation session) or reported the call
+// success (completed), so a conversation took place whatever the agent
+// did; a platform that never lists it fails to keep its records, as one
+// that never writes a record it names does. The probe failed the agent
+// (probe.conversation); the case now errors, retried, saying whose.
+func TestProbeConversationNeverListed(t *testing.T) {
+	t.Parallel()
+	const to = "+447700900002"
+	for _, tc := range []struct{ name, src, what string }{
+		{name: "an SMS the platform accepted", src: smsConfirm("{conversation: {channel: SMS}}"), what: "SMS to " + to},
+		{name: "a call reported success", src: callConfirm(to), what: "call OUT-1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := &hostileRuntime{smsStatus: http.StatusOK, smsBody: `{}`,
+				status: func(int) string { return `{"call_sid":"OUT-1","status":"success"}` },
+				list:   func(int) []string { return nil }, get: func(string) *string { return nil }}
+			c := runHostile(t, h, tc.src, func(o *Options) { o.Retries = 1 })
+			a := c.Last()
+			want := "probe: find the conversation of " + tc.what + ": none listed within the confirmation's wait of 30s ("
+			if c.Status != result.Errored || len(c.Attempts) != 2 || a.Error == nil || a.Error.Kind != result.KindTimeout ||
+				!strings.Contains(a.Error.Message, want) || !strings.Contains(a.Error.Message, "the platform's error") ||
+				!strings.HasSuffix(a.Error.Message, "not the agent's") || len(a.Failures) != 0 || !strings.HasSuffix(a.Error.Pos.String(), ":5:5") {
+				t.Fatalf("%s after %d attempts, want errored at 5:5 (timeout, retried once): %q ... the platform's error ... not the agent's%s", c.Status, len(c.Attempts), want, describe(c))
 			}
 		})
 	}
