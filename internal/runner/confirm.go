@@ -468,6 +468,7 @@ func (s *Session) confirmWebhooks(checks []assert.WebhookCheck, convID string) (
 			// the platform's (or the webhook URL's, to reach the
 			// receiver).
 			missing.State = ", while " + state + ": the platform never delivered the event of what happened, its error (or the webhook URL's), not the agent's"
+			missing.Happened = true
 			rec.Summary = said()
 			s.errored(&result.Error{Pos: w.Pos, Kind: result.KindTimeout, Message: "confirm: webhooks: " + rec.Summary})
 			return nil, true, true
