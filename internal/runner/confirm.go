@@ -461,7 +461,7 @@ func (s *Session) confirmWebhooks(checks []assert.WebhookCheck, convID string) (
 				" (the platform sent the event, but no delivery could be verified: check the webhook secret, or the platform's signing)"})
 			return nil, true, false
 		}
-		happened, state := s.whoseEvent(w.Event, convID)
+		happened, state, unread := s.whoseEvent(w.Event, convID)
 		if happened {
 			// The record (or the end of the chat) shows what the event
 			// is sent for: the agent did its part, and the delivery was
@@ -472,6 +472,14 @@ func (s *Session) confirmWebhooks(checks []assert.WebhookCheck, convID string) (
 			rec.Summary = said()
 			s.errored(&result.Error{Pos: w.Pos, Kind: result.KindTimeout, Message: "confirm: webhooks: " + rec.Summary})
 			return nil, true, true
+		}
+		if unread != nil {
+			// Whether what the event is sent for happened is the
+			// record's to say, and the platform did not answer its
+			// read: nothing is known of the agent.
+			rec.Summary = said()
+			return nil, true, s.platformFailed(w.Pos, "confirm: webhooks: "+rec.Summary+
+				"; read conversation "+convID+" to tell whether what the event is sent for happened", unread)
 		}
 		if state != "" {
 			missing.State = ": " + state
@@ -489,18 +497,20 @@ func (s *Session) confirmWebhooks(checks []assert.WebhookCheck, convID string) (
 // chat: the reference
 // sends conversation.completed when a conversation ends, handoff.created
 // when a handoff happens. state says what they show, "" when nothing
-// does (another event, no record). What happened and was never delivered
-// is the platform's to deliver; what did not happen is the agent's, and
-// the failure says what it did not do.
-func (s *Session) whoseEvent(event, convID string) (happened bool, state string) {
+// does (another event). What happened and was never delivered is the
+// platform's to deliver; what did not happen is the agent's, and the
+// failure says what it did not do. unread is why the record could not be
+// read, when nothing else tells: then neither is known.
+func (s *Session) whoseEvent(event, convID string) (happened bool, state string, unread error) {
 	if event != reply.EventConversationCompleted && event != reply.EventHandoffCreated {
-		return false, ""
+		return false, "", nil
 	}
 	ctx, cancel := withTimeout(s.ctx, s.opts.TurnTimeout, s.opts)
 	conv, err := s.opts.Records.GetConversation(ctx, s.c.Agent, convID)
+	err = s.namedIf(ctx, err)
 	cancel()
 	if err != nil {
-		conv = nil // nothing known of it: the agent is judged, as before
+		conv = nil
 	}
 	switch event {
 	case reply.EventConversationCompleted:
@@ -510,16 +520,16 @@ func (s *Session) whoseEvent(event, convID string) (happened bool, state string)
 		case s.agentEndedChat():
 			state = "the agent ended the chat"
 		case conv != nil:
-			return false, "the conversation is still in progress (its record says in_progress=true): the agent did not end it, and the platform sends conversation.completed when a conversation ends"
+			return false, "the conversation is still in progress (its record says in_progress=true): the agent did not end it, and the platform sends conversation.completed when a conversation ends", nil
 		default:
-			return false, ""
+			return false, "", err
 		}
 		if conv != nil && conv.Channel != "" && !slices.Contains(callChannels, conv.Channel) {
 			// The reference: conversation.completed is sent when "a
 			// call ends". A platform may send none for a chat.
 			state += fmt.Sprintf(" (the reference names conversation.completed for a call that ends: a platform may send none for a %s conversation; confirm it after a call)", conv.Channel)
 		}
-		return true, state
+		return true, state, nil
 	default: // handoff.created
 		switch {
 		case conv != nil && conv.Handoff:
@@ -527,11 +537,11 @@ func (s *Session) whoseEvent(event, convID string) (happened bool, state string)
 			if conv.HandoffDestination != "" {
 				state += ", handoff_destination=" + conv.HandoffDestination
 			}
-			return true, state + ")"
+			return true, state + ")", nil
 		case conv != nil:
-			return false, "its record says handoff=false: the agent did not hand off, and the platform sends handoff.created when a handoff happens"
+			return false, "its record says handoff=false: the agent did not hand off, and the platform sends handoff.created when a handoff happens", nil
 		}
-		return false, ""
+		return false, "", err
 	}
 }
 

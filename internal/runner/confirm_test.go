@@ -4,6 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -370,6 +374,73 @@ scenarios:
 			// The webhook's line says the same, ✗.
 			if last := a.Confirmations[len(a.Confirmations)-1]; last.Kind != result.ConfirmWebhook || last.Held || !strings.Contains(last.Summary, strings.TrimPrefix(want, "no verified")) {
 				t.Errorf("webhook line %+v", last)
+			}
+		})
+	}
+}
+
+// TestWebhookMissingRecordUnread: an event that never came is judged by
+// the conversation's record, read again once the wait is over. When that
+// read failed (a 500), nothing told whether what the event is sent for
+// happened, and the agent was judged all the same: failed, exit 1, on
+// the platform's error. The case now errors on the read, retried.
+func TestWebhookMissingRecordUnread(t *testing.T) {
+	t.Parallel()
+	e := newConfirmEnv(t, nil)
+	// The runtime host answers the first read of each conversation's
+	// record (the confirmation's own) and 500 to every later one.
+	var mu sync.Mutex
+	reads := map[string]int{}
+	target, err := url.Parse(e.sim.RuntimeURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/conversations/") {
+			mu.Lock()
+			reads[r.URL.Path]++
+			n := reads[r.URL.Path]
+			mu.Unlock()
+			if n > 1 {
+				w.WriteHeader(http.StatusInternalServerError)
+				fmt.Fprint(w, `{"error_message":"records backend unavailable"}`)
+				return
+			}
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	records, err := platform.New(platform.Config{BuildURL: e.sim.BuildURL, RuntimeURL: srv.URL, AccountID: e.sim.AccountID,
+		BuildKey: e.sim.BuildKey, RuntimeKey: e.sim.RuntimeKey, Retry: platform.RetryPolicy{MaxAttempts: 1, Sleep: fakeclock.New().Sleep}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, event := range []string{"conversation.completed", "handoff.created"} {
+		t.Run(event, func(t *testing.T) {
+			src := `suite: unread
+agent: ` + e.clinic + `
+scenarios:
+  - name: event
+    turns:
+      - say: hello
+    confirm:
+      webhooks: [` + event + `]
+`
+			clk := fakeclock.New()
+			opts := e.opts()
+			opts.Records = records
+			opts.Now, opts.Sleep, opts.AfterFunc = clk.Now, clk.Sleep, clk.AfterFunc
+			opts.Webhooks = waitedOut{MarkingWebhooks: webhook.NewReceiver(webhook.Options{Secret: "whsec_00000000000000000000000000000000"}), clk: clk}
+			opts.ConfirmTimeout = 500 * time.Millisecond
+			opts.Retries = 1
+			c := runOne(t, opts, src)
+			a := c.Last()
+			want := "; read conversation " + a.ConversationID + " to tell whether what the event is sent for happened: GET "
+			if c.Status != result.Errored || len(c.Attempts) != 2 || a.Error == nil || len(a.Failures) != 0 || a.Error.Pos.Line != 8 ||
+				!strings.Contains(a.Error.Message, `confirm: webhooks: no verified "`+event+`" event for conversation `+a.ConversationID) ||
+				!strings.Contains(a.Error.Message, want) || !strings.Contains(a.Error.Message, "500") {
+				t.Fatalf("%s after %d attempts, want errored at line 8 on the unread record, retried: %q%s", c.Status, len(c.Attempts), want, describe(c))
 			}
 		})
 	}
