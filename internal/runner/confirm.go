@@ -156,18 +156,19 @@ func (s *Session) confirm(c *assert.Confirm, convID string, waitEnded bool) (ok,
 			convID, len(conv.Turns))}
 	}
 	cf := assert.CheckConversation(c.Conversation, conv, s.expand)
-	if len(cf) > 0 && conv.InProgress && s.agentEndedChat() {
-		// The agent ended the chat (so the read waited for the
-		// record to end, chatEnded), and the platform's record of it
-		// never settled: what failed was judged on fields that may
-		// still change (the reference), not on the agent's outcome.
+	if ended := s.knownEnded(); len(cf) > 0 && conv.InProgress && ended != "" {
+		// The agent ended the chat, or the probe's call completed (so
+		// the read waited for the record to end, chatEnded,
+		// probeEnded), and the platform's record of it never settled:
+		// what failed was judged on fields that may still change (the
+		// reference), not on the agent's outcome.
 		keys := make([]string, len(cf))
 		for i, f := range cf {
 			keys[i] = f.Key
 		}
 		s.errored(&result.Error{Pos: c.Conversation.Pos, Kind: result.KindTimeout, Message: fmt.Sprintf(
-			"confirm: read conversation %s: the record was still in progress %s after the agent ended the chat, and its fields may still change: %s cannot be confirmed on it",
-			convID, s.opts.ConfirmTimeout, strings.Join(keys, ", "))})
+			"confirm: read conversation %s: the record was still in progress %s after %s, and its fields may still change: %s cannot be confirmed on it",
+			convID, s.opts.ConfirmTimeout, ended, strings.Join(keys, ", "))})
 		return false, true
 	}
 	fails = append(fails, cf...)
@@ -517,8 +518,8 @@ func (s *Session) whoseEvent(event, convID string) (happened bool, state string,
 		switch {
 		case conv != nil && !conv.InProgress:
 			state = "the conversation ended (its record says in_progress=false)"
-		case s.agentEndedChat():
-			state = "the agent ended the chat"
+		case s.knownEnded() != "":
+			state = s.knownEnded()
 		case conv != nil:
 			return false, "the conversation is still in progress (its record says in_progress=true): the agent did not end it, and the platform sends conversation.completed when a conversation ends", nil
 		default:
@@ -727,7 +728,7 @@ func (s *Session) confirmStep(st *steps.Step) (ok, retry bool) {
 			return false, false
 		}
 	}
-	return s.confirm(cf, s.a.ConversationID, probeEnded(cf))
+	return s.confirm(cf, s.a.ConversationID, probeEnded(cf) || s.knownEnded() != "")
 }
 
 // chatEnded is the waiting rule of a debug chat's confirmation: wait for
@@ -739,6 +740,20 @@ func (s *Session) chatEnded(c *assert.Confirm) bool {
 		ended = true
 	}
 	return ended
+}
+
+// knownEnded says how the conversation is known to have ended apart from
+// its record: the agent ended the debug chat, or the probe's call reached
+// success, a call that connected and completed (the reference: a final
+// status); "" when neither is known. Its record may lag behind.
+func (s *Session) knownEnded() string {
+	switch {
+	case s.agentEndedChat():
+		return "the agent ended the chat"
+	case s.placed != nil && s.placed.status != nil && s.placed.status.Status == reply.CallSuccess:
+		return "the call ended (its status is success: completed)"
+	}
+	return ""
 }
 
 // agentEndedChat reports whether the agent ended the debug chat (so far):
