@@ -309,6 +309,26 @@ func TestWebhookReceiverReachedByNothing(t *testing.T) {
 	}
 }
 
+// eventSuite is a scenario of the clinic that says say and confirms
+// the webhook event (at line 8).
+func (e *confirmEnv) eventSuite(say, event string) string {
+	return "suite: events\nagent: " + e.clinic + "\nscenarios:\n  - name: event\n    turns:\n      - say: " + say +
+		"\n    confirm:\n      webhooks: [" + event + "]\n"
+}
+
+// missingEventOpts are the options of a run whose webhook receiver hears
+// nothing: its waits pass on the runner's fake clock, up to a
+// confirmation bound of 500 ms; one retry.
+func (e *confirmEnv) missingEventOpts() Options {
+	clk := fakeclock.New()
+	opts := e.opts()
+	opts.Now, opts.Sleep, opts.AfterFunc = clk.Now, clk.Sleep, clk.AfterFunc
+	opts.Webhooks = waitedOut{MarkingWebhooks: webhook.NewReceiver(webhook.Options{Secret: "whsec_00000000000000000000000000000000"}), clk: clk}
+	opts.ConfirmTimeout = 500 * time.Millisecond
+	opts.Retries = 1
+	return opts
+}
+
 // TestWebhookMissingWhoseFault: an event that never came is judged by
 // what it is sent for (the reference: conversation.completed when a
 // conversation ends, handoff.created when a handoff happens), as the
@@ -341,22 +361,7 @@ func TestWebhookMissingWhoseFault(t *testing.T) {
 			`no verified "call.transferred" event for conversation CONV arrived within 500ms; no delivery`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			src := `suite: whose
-agent: ` + e.clinic + `
-scenarios:
-  - name: event
-    turns:
-      - say: ` + tc.say + `
-    confirm:
-      webhooks: [` + tc.event + `]
-`
-			clk := fakeclock.New()
-			opts := e.opts()
-			opts.Now, opts.Sleep, opts.AfterFunc = clk.Now, clk.Sleep, clk.AfterFunc
-			opts.Webhooks = waitedOut{MarkingWebhooks: webhook.NewReceiver(webhook.Options{Secret: "whsec_00000000000000000000000000000000"}), clk: clk}
-			opts.ConfirmTimeout = 500 * time.Millisecond
-			opts.Retries = 1
-			c := runOne(t, opts, src)
+			c := runOne(t, e.missingEventOpts(), e.eventSuite(tc.say, tc.event))
 			a := c.Last()
 			if c.Status != tc.status {
 				t.Fatalf("status %s, want %s%s", c.Status, tc.status, describe(c))
@@ -418,23 +423,9 @@ func TestWebhookMissingRecordUnread(t *testing.T) {
 	}
 	for _, event := range []string{"conversation.completed", "handoff.created"} {
 		t.Run(event, func(t *testing.T) {
-			src := `suite: unread
-agent: ` + e.clinic + `
-scenarios:
-  - name: event
-    turns:
-      - say: hello
-    confirm:
-      webhooks: [` + event + `]
-`
-			clk := fakeclock.New()
-			opts := e.opts()
+			opts := e.missingEventOpts()
 			opts.Records = records
-			opts.Now, opts.Sleep, opts.AfterFunc = clk.Now, clk.Sleep, clk.AfterFunc
-			opts.Webhooks = waitedOut{MarkingWebhooks: webhook.NewReceiver(webhook.Options{Secret: "whsec_00000000000000000000000000000000"}), clk: clk}
-			opts.ConfirmTimeout = 500 * time.Millisecond
-			opts.Retries = 1
-			c := runOne(t, opts, src)
+			c := runOne(t, opts, e.eventSuite("hello", event))
 			a := c.Last()
 			want := "; read conversation " + a.ConversationID + " to tell whether what the event is sent for happened: GET "
 			if c.Status != result.Errored || len(c.Attempts) != 2 || a.Error == nil || len(a.Failures) != 0 || a.Error.Pos.Line != 8 ||
