@@ -96,8 +96,9 @@ const (
 	// that the agent is broken.
 	DecisionInconclusive = "inconclusive"
 	// DecisionErrored: more than a third of the runs errored (a
-	// sequential test), or errored runs alone kept the share of passing
-	// runs from the pass rate (the fixed rule).
+	// sequential test) and, had each passed, the test could have passed;
+	// or errored runs alone kept the share of passing runs from the pass
+	// rate (the fixed rule).
 	DecisionErrored = "errored"
 	// DecisionInterrupted: the run was interrupted or stopped after some
 	// runs of the case, before a verdict. The case is Pending (an

@@ -156,18 +156,19 @@ func (s *Session) confirm(c *assert.Confirm, convID string, waitEnded bool) (ok,
 			convID, len(conv.Turns))}
 	}
 	cf := assert.CheckConversation(c.Conversation, conv, s.expand)
-	if len(cf) > 0 && conv.InProgress && s.agentEndedChat() {
-		// The agent ended the chat (so the read waited for the
-		// record to end, chatEnded), and the platform's record of it
-		// never settled: what failed was judged on fields that may
-		// still change (the reference), not on the agent's outcome.
+	if ended := s.knownEnded(); len(cf) > 0 && conv.InProgress && ended != "" {
+		// The agent ended the chat, or the probe's call completed (so
+		// the read waited for the record to end, chatEnded,
+		// probeEnded), and the platform's record of it never settled:
+		// what failed was judged on fields that may still change (the
+		// reference), not on the agent's outcome.
 		keys := make([]string, len(cf))
 		for i, f := range cf {
 			keys[i] = f.Key
 		}
 		s.errored(&result.Error{Pos: c.Conversation.Pos, Kind: result.KindTimeout, Message: fmt.Sprintf(
-			"confirm: read conversation %s: the record was still in progress %s after the agent ended the chat, and its fields may still change: %s cannot be confirmed on it",
-			convID, s.opts.ConfirmTimeout, strings.Join(keys, ", "))})
+			"confirm: read conversation %s: the record was still in progress %s after %s, and its fields may still change: %s cannot be confirmed on it",
+			convID, s.opts.ConfirmTimeout, ended, strings.Join(keys, ", "))})
 		return false, true
 	}
 	fails = append(fails, cf...)
@@ -468,16 +469,25 @@ func (s *Session) confirmWebhooks(checks []assert.WebhookCheck, convID string) (
 				" (the platform sent the event, but no delivery could be verified: check the webhook secret, or the platform's signing)"})
 			return nil, true, false
 		}
-		happened, state := s.whoseEvent(w.Event, convID)
+		happened, state, unread := s.whoseEvent(w.Event, convID)
 		if happened {
 			// The record (or the end of the chat) shows what the event
 			// is sent for: the agent did its part, and the delivery was
 			// the platform's (or the webhook URL's, to reach the
 			// receiver).
 			missing.State = ", while " + state + ": the platform never delivered the event of what happened, its error (or the webhook URL's), not the agent's"
+			missing.Happened = true
 			rec.Summary = said()
 			s.errored(&result.Error{Pos: w.Pos, Kind: result.KindTimeout, Message: "confirm: webhooks: " + rec.Summary})
 			return nil, true, true
+		}
+		if unread != nil {
+			// Whether what the event is sent for happened is the
+			// record's to say, and the platform did not answer its
+			// read: nothing is known of the agent.
+			rec.Summary = said()
+			return nil, true, s.platformFailed(w.Pos, "confirm: webhooks: "+rec.Summary+
+				"; read conversation "+convID+" to tell whether what the event is sent for happened", unread)
 		}
 		if state != "" {
 			missing.State = ": " + state
@@ -495,37 +505,39 @@ func (s *Session) confirmWebhooks(checks []assert.WebhookCheck, convID string) (
 // chat: the reference
 // sends conversation.completed when a conversation ends, handoff.created
 // when a handoff happens. state says what they show, "" when nothing
-// does (another event, no record). What happened and was never delivered
-// is the platform's to deliver; what did not happen is the agent's, and
-// the failure says what it did not do.
-func (s *Session) whoseEvent(event, convID string) (happened bool, state string) {
+// does (another event). What happened and was never delivered is the
+// platform's to deliver; what did not happen is the agent's, and the
+// failure says what it did not do. unread is why the record could not be
+// read, when nothing else tells: then neither is known.
+func (s *Session) whoseEvent(event, convID string) (happened bool, state string, unread error) {
 	if event != reply.EventConversationCompleted && event != reply.EventHandoffCreated {
-		return false, ""
+		return false, "", nil
 	}
 	ctx, cancel := withTimeout(s.ctx, s.opts.TurnTimeout, s.opts)
 	conv, err := s.opts.Records.GetConversation(ctx, s.c.Agent, convID)
+	err = s.namedIf(ctx, err)
 	cancel()
 	if err != nil {
-		conv = nil // nothing known of it: the agent is judged, as before
+		conv = nil
 	}
 	switch event {
 	case reply.EventConversationCompleted:
 		switch {
 		case conv != nil && !conv.InProgress:
 			state = "the conversation ended (its record says in_progress=false)"
-		case s.agentEndedChat():
-			state = "the agent ended the chat"
+		case s.knownEnded() != "":
+			state = s.knownEnded()
 		case conv != nil:
-			return false, "the conversation is still in progress (its record says in_progress=true): the agent did not end it, and the platform sends conversation.completed when a conversation ends"
+			return false, "the conversation is still in progress (its record says in_progress=true): the agent did not end it, and the platform sends conversation.completed when a conversation ends", nil
 		default:
-			return false, ""
+			return false, "", err
 		}
 		if conv != nil && conv.Channel != "" && !slices.Contains(callChannels, conv.Channel) {
 			// The reference: conversation.completed is sent when "a
 			// call ends". A platform may send none for a chat.
 			state += fmt.Sprintf(" (the reference names conversation.completed for a call that ends: a platform may send none for a %s conversation; confirm it after a call)", conv.Channel)
 		}
-		return true, state
+		return true, state, nil
 	default: // handoff.created
 		switch {
 		case conv != nil && conv.Handoff:
@@ -533,11 +545,11 @@ func (s *Session) whoseEvent(event, convID string) (happened bool, state string)
 			if conv.HandoffDestination != "" {
 				state += ", handoff_destination=" + conv.HandoffDestination
 			}
-			return true, state + ")"
+			return true, state + ")", nil
 		case conv != nil:
-			return false, "its record says handoff=false: the agent did not hand off, and the platform sends handoff.created when a handoff happens"
+			return false, "its record says handoff=false: the agent did not hand off, and the platform sends handoff.created when a handoff happens", nil
 		}
-		return false, ""
+		return false, "", err
 	}
 }
 
@@ -723,7 +735,7 @@ func (s *Session) confirmStep(st *steps.Step) (ok, retry bool) {
 			return false, false
 		}
 	}
-	return s.confirm(cf, s.a.ConversationID, probeEnded(cf))
+	return s.confirm(cf, s.a.ConversationID, probeEnded(cf) || s.knownEnded() != "")
 }
 
 // chatEnded is the waiting rule of a debug chat's confirmation: wait for
@@ -735,6 +747,20 @@ func (s *Session) chatEnded(c *assert.Confirm) bool {
 		ended = true
 	}
 	return ended
+}
+
+// knownEnded says how the conversation is known to have ended apart from
+// its record: the agent ended the debug chat, or the probe's call reached
+// success, a call that connected and completed (the reference: a final
+// status); "" when neither is known. Its record may lag behind.
+func (s *Session) knownEnded() string {
+	switch {
+	case s.agentEndedChat():
+		return "the agent ended the chat"
+	case s.placed != nil && s.placed.status != nil && s.placed.status.Status == reply.CallSuccess:
+		return "the call ended (its status is success: completed)"
+	}
+	return ""
 }
 
 // agentEndedChat reports whether the agent ended the debug chat (so far):

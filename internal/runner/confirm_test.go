@@ -4,6 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -285,7 +289,8 @@ scenarios:
 // arrived" alone, as if the agent had not done what the event confirms.
 // The agent handed off here, as its record says: the event was the
 // platform's to deliver, so the case errors, saying that nothing at all
-// reached the receiver, and where to look.
+// reached the receiver, and where to look; not that nothing happened
+// that sends an event, which the record just said did (it said so).
 func TestWebhookReceiverReachedByNothing(t *testing.T) {
 	t.Parallel()
 	e := newConfirmEnv(t, nil)
@@ -298,9 +303,30 @@ func TestWebhookReceiverReachedByNothing(t *testing.T) {
 		t.Fatalf("status %s, want errored on the webhook%s", c.Status, describe(c))
 	}
 	if e := c.Last().Error; e.Pos.Line != 8 || e.Kind != result.KindTimeout || !strings.Contains(e.Message, "no delivery of any event has reached the receiver since it started") ||
-		!strings.Contains(e.Message, "check that the webhook URL leads to the receiver") || !strings.Contains(e.Message, "while the agent handed off") {
+		!strings.Contains(e.Message, "check that the webhook URL leads to the receiver") || !strings.Contains(e.Message, "while the agent handed off") ||
+		!strings.Contains(e.Message, "since it started: the platform sent none, or its deliveries do not reach it") || strings.Contains(e.Message, "nothing happened") {
 		t.Errorf("error %s: %s", e.Pos, e.Message)
 	}
+}
+
+// eventSuite is a scenario of the clinic that says say and confirms
+// the webhook event (at line 8).
+func (e *confirmEnv) eventSuite(say, event string) string {
+	return "suite: events\nagent: " + e.clinic + "\nscenarios:\n  - name: event\n    turns:\n      - say: " + say +
+		"\n    confirm:\n      webhooks: [" + event + "]\n"
+}
+
+// missingEventOpts are the options of a run whose webhook receiver hears
+// nothing: its waits pass on the runner's fake clock, up to a
+// confirmation bound of 500 ms; one retry.
+func (e *confirmEnv) missingEventOpts() Options {
+	clk := fakeclock.New()
+	opts := e.opts()
+	opts.Now, opts.Sleep, opts.AfterFunc = clk.Now, clk.Sleep, clk.AfterFunc
+	opts.Webhooks = waitedOut{MarkingWebhooks: webhook.NewReceiver(webhook.Options{Secret: "whsec_00000000000000000000000000000000"}), clk: clk}
+	opts.ConfirmTimeout = 500 * time.Millisecond
+	opts.Retries = 1
+	return opts
 }
 
 // TestWebhookMissingWhoseFault: an event that never came is judged by
@@ -335,22 +361,7 @@ func TestWebhookMissingWhoseFault(t *testing.T) {
 			`no verified "call.transferred" event for conversation CONV arrived within 500ms; no delivery`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			src := `suite: whose
-agent: ` + e.clinic + `
-scenarios:
-  - name: event
-    turns:
-      - say: ` + tc.say + `
-    confirm:
-      webhooks: [` + tc.event + `]
-`
-			clk := fakeclock.New()
-			opts := e.opts()
-			opts.Now, opts.Sleep, opts.AfterFunc = clk.Now, clk.Sleep, clk.AfterFunc
-			opts.Webhooks = waitedOut{MarkingWebhooks: webhook.NewReceiver(webhook.Options{Secret: "whsec_00000000000000000000000000000000"}), clk: clk}
-			opts.ConfirmTimeout = 500 * time.Millisecond
-			opts.Retries = 1
-			c := runOne(t, opts, src)
+			c := runOne(t, e.missingEventOpts(), e.eventSuite(tc.say, tc.event))
 			a := c.Last()
 			if c.Status != tc.status {
 				t.Fatalf("status %s, want %s%s", c.Status, tc.status, describe(c))
@@ -368,6 +379,59 @@ scenarios:
 			// The webhook's line says the same, ✗.
 			if last := a.Confirmations[len(a.Confirmations)-1]; last.Kind != result.ConfirmWebhook || last.Held || !strings.Contains(last.Summary, strings.TrimPrefix(want, "no verified")) {
 				t.Errorf("webhook line %+v", last)
+			}
+		})
+	}
+}
+
+// TestWebhookMissingRecordUnread: an event that never came is judged by
+// the conversation's record, read again once the wait is over. When that
+// read failed (a 500), nothing told whether what the event is sent for
+// happened, and the agent was judged all the same: failed, exit 1, on
+// the platform's error. The case now errors on the read, retried.
+func TestWebhookMissingRecordUnread(t *testing.T) {
+	t.Parallel()
+	e := newConfirmEnv(t, nil)
+	// The runtime host answers the first read of each conversation's
+	// record (the confirmation's own) and 500 to every later one.
+	var mu sync.Mutex
+	reads := map[string]int{}
+	target, err := url.Parse(e.sim.RuntimeURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/conversations/") {
+			mu.Lock()
+			reads[r.URL.Path]++
+			n := reads[r.URL.Path]
+			mu.Unlock()
+			if n > 1 {
+				w.WriteHeader(http.StatusInternalServerError)
+				fmt.Fprint(w, `{"error_message":"records backend unavailable"}`)
+				return
+			}
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	records, err := platform.New(platform.Config{BuildURL: e.sim.BuildURL, RuntimeURL: srv.URL, AccountID: e.sim.AccountID,
+		BuildKey: e.sim.BuildKey, RuntimeKey: e.sim.RuntimeKey, Retry: platform.RetryPolicy{MaxAttempts: 1, Sleep: fakeclock.New().Sleep}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, event := range []string{"conversation.completed", "handoff.created"} {
+		t.Run(event, func(t *testing.T) {
+			opts := e.missingEventOpts()
+			opts.Records = records
+			c := runOne(t, opts, e.eventSuite("hello", event))
+			a := c.Last()
+			want := "; read conversation " + a.ConversationID + " to tell whether what the event is sent for happened: GET "
+			if c.Status != result.Errored || len(c.Attempts) != 2 || a.Error == nil || len(a.Failures) != 0 || a.Error.Pos.Line != 8 ||
+				!strings.Contains(a.Error.Message, `confirm: webhooks: no verified "`+event+`" event for conversation `+a.ConversationID) ||
+				!strings.Contains(a.Error.Message, want) || !strings.Contains(a.Error.Message, "500") {
+				t.Fatalf("%s after %d attempts, want errored at line 8 on the unread record, retried: %q%s", c.Status, len(c.Attempts), want, describe(c))
 			}
 		})
 	}

@@ -92,6 +92,8 @@ func classifyCall(err error, starting bool) (e *result.Error, retry bool) {
 	switch {
 	case errors.As(err, &cut):
 		return nil, false
+	case errors.As(err, &msg) && msg.config:
+		return &result.Error{Kind: result.KindConfig, Message: msg.msg}, msg.retry
 	case errors.As(err, &msg):
 		return &result.Error{Kind: result.KindMessaging, Message: msg.msg}, msg.retry
 	case errors.As(err, &to):

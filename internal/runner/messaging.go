@@ -232,6 +232,9 @@ func because(reason string) string {
 type messagingError struct {
 	msg   string
 	retry bool
+	// config: the reference names the message a configuration problem
+	// (configSystem), not the platform's.
+	config bool
 }
 
 func (e *messagingError) Error() string { return e.msg }
@@ -239,7 +242,12 @@ func (e *messagingError) Error() string { return e.msg }
 // permanentSystem are the error system messages of the reference that a
 // fresh session would meet again: agenttest sent something the platform
 // does not accept, or the connector or the handoff is misconfigured.
-var permanentSystem = append(slices.Clip(typeRefused), "Error: Connector not found", "Sorry, handoff could not be initiated.")
+var permanentSystem = append(append(slices.Clip(typeRefused), configSystem...), "Sorry, handoff could not be initiated.")
+
+// configSystem are the error system messages the reference gives as a
+// configuration problem ("connector invalid; configuration problem"):
+// the target's, as a refused connector token is, not the platform's.
+var configSystem = []string{"Error: Connector not found"}
 
 // typeRefused are the reference's answers to a client event whose type the
 // platform does not take.
@@ -281,7 +289,11 @@ func systemError(m *reply.Messaging, opening bool, claims func(reply.SystemMessa
 	if m.SessionEnded {
 		msg += ", and ended the session" + because(m.EndReason)
 	}
-	return &messagingError{msg: msg, retry: retry}
+	config := oneOf(errs, configSystem)
+	if config {
+		msg += " (the reference: the connector is invalid, a configuration problem: check the connector token of the agent and environment)"
+	}
+	return &messagingError{msg: msg, retry: retry, config: config}
 }
 
 // oneOf says whether one of errs is one of the reference's messages

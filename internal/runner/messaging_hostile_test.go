@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -21,6 +22,7 @@ import (
 	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/platformtest"
+	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
 )
@@ -50,6 +52,29 @@ func hostileOptions(p *platformtest.Messaging) Options {
 	ch := Messaging(MessagingClients(base, func(string, string) (string, error) { return hostileConnector, nil }),
 		MessagingOptions{TurnTimeout: 10 * time.Second, Settle: 10 * time.Second})
 	return Options{Channel: ch, Messaging: ch, Parallel: 1, RetryDelay: -1, TurnTimeout: 10 * time.Second}
+}
+
+// TestMessagingConnectorNotFound: the reference gives "Error: Connector
+// not found" as "connector invalid; configuration problem". A join
+// answered with it errored as the Messaging platform's (kind messaging),
+// which the run's status reads as the platform or the network broken; it
+// is the target's configuration, not retried, and says where to look.
+func TestMessagingConnectorNotFound(t *testing.T) {
+	t.Parallel()
+	p := platformtest.StartMessaging(t, func(n int, _ []byte) []platformtest.Frame {
+		return []platformtest.Frame{
+			platformtest.System("e"+strconv.Itoa(n), reply.SystemLevelError, "Error: Connector not found"),
+			platformtest.SessionEnd("end"+strconv.Itoa(n), "error"),
+		}
+	})
+	o := hostileOptions(p)
+	o.Retries = 2
+	c := runOne(t, o, balanceSuite)
+	a := c.Last()
+	want := `the platform answered with an error system message: "Error: Connector not found", and ended the session (reason error) (the reference: the connector is invalid, a configuration problem: check the connector token of the agent and environment)`
+	if c.Status != result.Errored || len(c.Attempts) != 1 || a.Error == nil || a.Error.Kind != result.KindConfig || !strings.Contains(a.Error.Message, want) {
+		t.Fatalf("%s after %d attempts, error %+v; want a configuration error, not retried: %q", c.Status, len(c.Attempts), a.Error, want)
+	}
 }
 
 // TestMessagingHostileVerdicts: over a Messaging platform written to

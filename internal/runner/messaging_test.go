@@ -476,7 +476,7 @@ func TestSystemError(t *testing.T) {
 		{name: "a malformed event is not retried", m: &reply.Messaging{Joined: true, System: []reply.SystemMessage{{Level: "ERROR", Text: "Unknown event type or invalid message format"}}},
 			want: `the platform answered with an error system message: "Unknown event type or invalid message format"`},
 		{name: "a connector not found is not retried", m: &reply.Messaging{Joined: true, System: []reply.SystemMessage{{Level: "ERROR", Text: "Error: Connector not found"}}},
-			want: `the platform answered with an error system message: "Error: Connector not found"`},
+			want: `the platform answered with an error system message: "Error: Connector not found" (the reference: the connector is invalid, a configuration problem: check the connector token of the agent and environment)`},
 		// A join refused for its type: the brand word is the likely
 		// cause, said only of an opening that did not join.
 		{name: "a join of the wrong brand", m: &reply.Messaging{Brand: "VENDOR", System: []reply.SystemMessage{{Level: "ERROR", Text: "Unknown event type or invalid message format"}}}, opening: true,

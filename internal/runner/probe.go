@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/brand"
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/platform"
@@ -527,8 +526,9 @@ func (s *Session) listedBefore(channels []string, since time.Time) priorList {
 // those known before it, those another probe of the run made its own and
 // those a probe lost on the line the session holds names (for a probe
 // whose SMS text is own; empty for a call), for the best match (score >
-// 0; the highest wins). Not found within the bound is a failure of the
-// probe. Two conversations that match equally well cannot be told apart:
+// 0; the highest wins). Not found within the bound is an error of the
+// platform, which took the SMS or connected the call. Two conversations
+// that match equally well cannot be told apart:
 // the probe's outcome cannot be confirmed, and that is an error of the
 // platform (which named neither), never a pass nor the agent's failure.
 // Within a run, the probes to one number take turns (probeLines), so the
@@ -585,9 +585,13 @@ func (s *Session) findConversation(pos diag.Pos, rec *result.Confirmation, what,
 				return "", false, false
 			}
 		}
-		s.fail(assert.Failure{Pos: pos, Key: "probe.conversation",
-			Message:  fmt.Sprintf("no conversation of %s was recorded within %s", what, s.opts.ConfirmTimeout),
-			Expected: "a conversation", Actual: "none"})
+		// The platform took the SMS (which opens a conversation
+		// session) or connected the call: the conversation exists
+		// whatever the agent does, and listing it is the platform's
+		// part, as writing its record is (readConversation).
+		s.errored(&result.Error{Pos: pos, Kind: result.KindTimeout, Message: fmt.Sprintf(
+			"probe: find the conversation of %s: none listed within the confirmation's wait of %s (%d reads): the platform took the %s, which opens a conversation whatever the agent does, and never listed it: the platform's error (or the runtime key's, without the permission to read conversation data), not the agent's",
+			what, s.opts.ConfirmTimeout, rec.Reads, what)})
 		return "", false, true
 	case 1:
 		return ids[0], true, false
@@ -604,7 +608,7 @@ func (s *Session) findConversation(pos diag.Pos, rec *result.Confirmation, what,
 // the run made its own, or one begun before its window (since, less
 // probeWindow). It is the SMS session an SMS to the number may have
 // continued. nil when there is none, or the list cannot be read (the
-// probe then fails as it would have).
+// probe then errors as it would have).
 func (s *Session) openSession(since time.Time, known priorList, score func(*reply.Conversation) int) *reply.Conversation {
 	open := true
 	q := platform.ListQuery{ClientEnv: s.c.Env, InProgress: &open, Limit: listPageSize}

@@ -17,6 +17,7 @@ import (
 	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/result"
+	"github.com/agenttest/agenttest/internal/webhook"
 )
 
 // hostileRuntime is a runtime host written by someone else: outbound
@@ -314,7 +315,9 @@ func TestProbeFindsItsOwnConversation(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			stale := record("conv-earlier", to, tc.channel, before, false, true, "")
-			own := record("conv-own", to, tc.channel, fakeclock.Start.Add(time.Second), true, false, `"call_sid":"OUT-1"`)
+			// A call that reached success ended: so has its record (one
+			// still in progress would be awaited, and lag).
+			own := record("conv-own", to, tc.channel, fakeclock.Start.Add(time.Second), tc.channel != "VOICE-SIP", false, `"call_sid":"OUT-1"`)
 			h := &hostileRuntime{
 				smsStatus: tc.smsStatus, smsBody: tc.smsBody,
 				status: func(int) string { return `{"call_sid":"OUT-1","status":"success"}` },
@@ -774,8 +777,95 @@ func TestProbeSearchScores(t *testing.T) {
 				}
 				return
 			}
-			if c.Status != result.Failed || a.ConversationID != "" || len(a.Failures) == 0 || a.Failures[0].Key != "probe.conversation" {
-				t.Fatalf("%s on %q, want failed: no conversation of the call%s", c.Status, a.ConversationID, describe(c))
+			if c.Status != result.Errored || a.ConversationID != "" || len(a.Failures) != 0 || a.Error == nil || a.Error.Kind != result.KindTimeout {
+				t.Fatalf("%s on %q, want errored: no conversation of the call listed%s", c.Status, a.ConversationID, describe(c))
+			}
+		})
+	}
+}
+
+// TestProbeConversationNeverListed: the platform took the SMS (which, the
+// reference says, opens a conversation session) or reported the call
+// success (completed), so a conversation took place whatever the agent
+// did; a platform that never lists it fails to keep its records, as one
+// that never writes a record it names does. The probe failed the agent
+// (probe.conversation); the case now errors, retried, saying whose.
+func TestProbeConversationNeverListed(t *testing.T) {
+	t.Parallel()
+	const to = "+447700900002"
+	for _, tc := range []struct{ name, src, what string }{
+		{name: "an SMS the platform accepted", src: smsConfirm("{conversation: {channel: SMS}}"), what: "SMS to " + to},
+		{name: "a call reported success", src: callConfirm(to), what: "call OUT-1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := &hostileRuntime{smsStatus: http.StatusOK, smsBody: `{}`,
+				status: func(int) string { return `{"call_sid":"OUT-1","status":"success"}` },
+				list:   func(int) []string { return nil }, get: func(string) *string { return nil }}
+			c := runHostile(t, h, tc.src, func(o *Options) { o.Retries = 1 })
+			a := c.Last()
+			want := "probe: find the conversation of " + tc.what + ": none listed within the confirmation's wait of 30s ("
+			if c.Status != result.Errored || len(c.Attempts) != 2 || a.Error == nil || a.Error.Kind != result.KindTimeout ||
+				!strings.Contains(a.Error.Message, want) || !strings.Contains(a.Error.Message, "the platform's error") ||
+				!strings.HasSuffix(a.Error.Message, "not the agent's") || len(a.Failures) != 0 || !strings.HasSuffix(a.Error.Pos.String(), ":5:5") {
+				t.Fatalf("%s after %d attempts, want errored at 5:5 (timeout, retried once): %q ... the platform's error ... not the agent's%s", c.Status, len(c.Attempts), want, describe(c))
+			}
+		})
+	}
+}
+
+// TestCallEndedRecordLags: a call whose final status is success
+// connected and completed (the reference), so its conversation ended,
+// whatever its record says yet. A record still in progress then lags
+// behind: a check that failed on it (handoff, judged on fields that may
+// still change) and a conversation.completed that never came both failed
+// the agent ("the agent did not end it"), as a debug chat the agent ended
+// does not. The record is awaited until it ends, and the case errors,
+// the platform's; a record that ended and fails a check fails the agent.
+func TestCallEndedRecordLags(t *testing.T) {
+	t.Parallel()
+	const to = "+447700900002"
+	started := fakeclock.Start.Add(time.Second)
+	for _, tc := range []struct {
+		name, confirm string
+		ended, later  bool
+		status        result.Status
+		want          string
+	}{
+		{name: "a check on the record", confirm: "{conversation: {handoff: true}}", status: result.Errored,
+			want: "confirm: read conversation conv-call: the record was still in progress 30s after the call ended (its status is success: completed), and its fields may still change: confirm.conversation.handoff cannot be confirmed on it"},
+		{name: "its conversation.completed", confirm: "{webhooks: [conversation.completed]}", status: result.Errored,
+			want: `confirm: webhooks: no verified "conversation.completed" event for conversation conv-call arrived within 30s, while the call ended (its status is success: completed): the platform never delivered the event of what happened`},
+		{name: "a check on the record that ended", confirm: "{conversation: {handoff: true}}", ended: true, status: result.Failed,
+			want: "handoff"},
+		// Awaited: the third read shows it ended, handed off.
+		{name: "a record that ends later", confirm: "{conversation: {handoff: true}}", later: true, status: result.Passed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			rec := record("conv-call", to, "VOICE-SIP", started, !tc.ended, false, `"call_sid":"OUT-1"`)
+			done := record("conv-call", to, "VOICE-SIP", started, false, true, `"call_sid":"OUT-1"`)
+			var h *hostileRuntime
+			h = &hostileRuntime{
+				status: func(int) string { return `{"call_sid":"OUT-1","status":"success","conversation_id":"conv-call"}` },
+				list:   func(int) []string { return nil },
+				get: func(id string) *string {
+					switch {
+					case id != "conv-call":
+						return nil
+					case tc.later && h.getReads >= 3:
+						return &done
+					}
+					return &rec
+				},
+			}
+			src := "suite: s\nagent: p1\nscenarios:\n  - name: call\n" +
+				`    probe: {outbound_call: {to: "` + to + `"}, within: 2m}` + "\n    confirm: " + tc.confirm + "\n"
+			c := runHostile(t, h, src, func(o *Options) {
+				o.Webhooks = waitedOut{MarkingWebhooks: webhook.NewReceiver(webhook.Options{Secret: "whsec_00000000000000000000000000000000"}), clk: h.clk}
+			})
+			if got := said(c.Last()); c.Status != tc.status || !strings.Contains(got, tc.want) {
+				t.Fatalf("%s: %q, want %s: %q%s", c.Status, got, tc.status, tc.want, describe(c))
 			}
 		})
 	}

@@ -64,7 +64,10 @@ func fixedRule(planned int, rate float64) rule {
 // sequentialRule is the sequential test of d with at most limit runs of
 // evidence. Errored runs are not evidence: the test sees the passes and
 // failures only. More than a third of the runs errored makes the case
-// errored, when it ends or, from minErrored errored runs on, at once.
+// errored, when it ends or, from minErrored errored runs on, at once;
+// unless it ends failed (or inconclusive) on failures the errored runs
+// could not have undone, had every one of them passed: the agent's
+// failure then stands, as the fixed rule's does (repeatRule).
 func sequentialRule(d stats.Design, limit int) rule {
 	decide := d.Decider()
 	return func(t tally) (result.Status, string, bool) {
@@ -77,7 +80,9 @@ func sequentialRule(d stats.Design, limit int) rule {
 			return result.Pending, "", false
 		}
 		switch {
-		case tooMany:
+		case tooMany && decide(t.passed+t.errored, t.failed) == stats.Pass:
+			// A pass, or a verdict the errored runs could have made
+			// one (log Λ grows with the passes, so a pass stays one).
 			return result.Errored, result.DecisionErrored, true
 		case dec == stats.Pass:
 			return result.Passed, result.DecisionPassed, true

@@ -48,7 +48,18 @@ func TestSequentialRule(t *testing.T) {
 		{name: "a third errored is tolerated", passed: 10, errored: 5, limit: 282},
 		{name: "more than a third errored stops", passed: 9, errored: 5, limit: 282, wantDone: true, wantStatus: result.Errored, wantDecision: result.DecisionErrored},
 		{name: "a few errored runs wait for more evidence", passed: 2, errored: 4, limit: 282},
-		{name: "more than a third errored at the verdict", failed: 5, errored: 3, limit: 282, wantDone: true, wantStatus: result.Errored, wantDecision: result.DecisionErrored},
+		// Failures the errored runs could not undo, had each passed
+		// (the test fails on 3 passes and 5 failures too): the agent's.
+		// It errored, blaming the platform for a broken agent.
+		{name: "more than a third errored at a failure", failed: 5, errored: 3, limit: 282, wantDone: true, wantStatus: result.Failed, wantDecision: result.DecisionFailed},
+		{name: "five errored at a failure they could undo", design: quick, failed: 1, errored: 5, limit: 282, wantDone: true, wantStatus: result.Errored, wantDecision: result.DecisionErrored},
+		// The test fails on 2 failures, and would pass on 3 passes and
+		// those 2: the errored runs could have made it a pass.
+		{name: "more than a third errored at a failure they could undo", design: stats.Design{PassRate: 0.5, Margin: 0.3, Confidence: 0.6}, failed: 2, errored: 3, limit: 282, wantDone: true, wantStatus: result.Errored, wantDecision: result.DecisionErrored},
+		{name: "more than a third errored at a failure they could not undo", design: quick, failed: 1, errored: 4, limit: 282, wantDone: true, wantStatus: result.Failed, wantDecision: result.DecisionFailed},
+		// At the limit: one pass is no evidence at this confidence, nor
+		// would two be.
+		{name: "more than a third errored at an inconclusive limit", passed: 1, errored: 1, limit: 1, wantDone: true, wantStatus: result.Failed, wantDecision: result.DecisionInconclusive},
 		// Below minErrored, as the test decides: a pass on thin evidence
 		// is no pass.
 		{name: "more than a third errored at a pass", design: quick, passed: 2, errored: 2, limit: 282, wantDone: true, wantStatus: result.Errored, wantDecision: result.DecisionErrored},
@@ -179,6 +190,21 @@ func TestRunSequential(t *testing.T) {
 				return kind == "turn" && n%7 == 3 && chatTimeout(w)
 			},
 			status: result.Passed, decision: result.DecisionPassed, most: 70, errored: 3},
+		// Four sessions time out, then the agent answers every turn
+		// wrong: its five failures fail it whatever the errored runs
+		// would have shown, had each passed. It errored (more than a
+		// third of the runs), the platform blamed for a broken agent.
+		{name: "failures the errored runs could not undo fail the case", stats: healthy, parallel: 1,
+			rewrite: func(kind string, _ int64, body []byte) []byte {
+				if kind != "turn" {
+					return body
+				}
+				return regexp.MustCompile(`(?i)how many`).ReplaceAll(body, []byte("no idea"))
+			},
+			fault: func(kind string, n int64, w http.ResponseWriter) bool {
+				return kind == "turn" && n <= 4 && chatTimeout(w)
+			},
+			status: result.Failed, decision: result.DecisionFailed, most: 5, errored: 4},
 		{name: "more than a third errored errors the case", stats: healthy, parallel: 2,
 			fault: func(kind string, n int64, w http.ResponseWriter) bool {
 				return kind == "turn" && n%2 == 0 && chatTimeout(w)

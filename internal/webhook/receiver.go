@@ -384,6 +384,10 @@ type MissingError struct {
 	// conversation ended ...", ": the conversation is still in
 	// progress ..."). Empty when the caller knows nothing.
 	State string
+	// Happened is set when its caller knows that what the platform sends
+	// the event for happened (the conversation ended, or handed off):
+	// then an Unreached receiver is not explained by nothing happening.
+	Happened bool
 	// Err is why the wait ended (context.DeadlineExceeded, Canceled).
 	Err error
 }
@@ -420,7 +424,13 @@ func (e *MissingError) Error() string {
 		fmt.Fprintf(&b, "; %s of another environment than %s did not count (a conversation with the same id there: the platform sends every environment's events to every endpoint)", events(e.OtherEnv), e.Environment)
 	}
 	if e.Unreached {
-		b.WriteString("; no delivery of any event has reached the receiver since it started: nothing happened that sends one, or the platform's deliveries do not reach it (check that the webhook URL leads to the receiver, through the tunnel or ingress in front of it)")
+		b.WriteString("; no delivery of any event has reached the receiver since it started: ")
+		if e.Happened {
+			b.WriteString("the platform sent none, or its deliveries do not reach it")
+		} else {
+			b.WriteString("nothing happened that sends one, or the platform's deliveries do not reach it")
+		}
+		b.WriteString(" (check that the webhook URL leads to the receiver, through the tunnel or ingress in front of it)")
 	}
 	return b.String()
 }

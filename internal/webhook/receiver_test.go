@@ -690,6 +690,13 @@ func TestMissingErrorMessage(t *testing.T) {
 			`no verified "handoff.created" event arrived (wait cancelled)`},
 		{&MissingError{Type: "handoff.created", ConversationID: "c1", Rejected: rej, Err: context.DeadlineExceeded},
 			`no verified "handoff.created" event for conversation c1 arrived: 2 deliveries rejected, the last: malformed signature: last`},
+		// Nothing reached the receiver: either nothing happened that
+		// sends an event, or, when the caller knows it happened, the
+		// platform sent none or its deliveries do not reach it.
+		{&MissingError{Type: "handoff.created", ConversationID: "c1", Unreached: true, State: ": its record says handoff=false", Err: context.DeadlineExceeded},
+			`no verified "handoff.created" event for conversation c1 arrived: its record says handoff=false; no delivery of any event has reached the receiver since it started: nothing happened that sends one, or the platform's deliveries do not reach it (check that the webhook URL leads to the receiver, through the tunnel or ingress in front of it)`},
+		{&MissingError{Type: "handoff.created", ConversationID: "c1", Unreached: true, Happened: true, State: ", while the agent handed off", Err: context.DeadlineExceeded},
+			`no verified "handoff.created" event for conversation c1 arrived, while the agent handed off; no delivery of any event has reached the receiver since it started: the platform sent none, or its deliveries do not reach it (check that the webhook URL leads to the receiver, through the tunnel or ingress in front of it)`},
 	} {
 		if got := tc.err.Error(); got != tc.want {
 			t.Errorf("Error() = %q\nwant      %q", got, tc.want)
