@@ -1024,3 +1024,87 @@ func TestHTMLStaticCases(t *testing.T) {
 		})
 	}
 }
+
+// TestHTMLLongValues: a value longer than the console's rule for long
+// (cutLong) is first shown by the same head, with its length, and kept
+// whole for the page to show on a click: a failure's expected, nearest
+// and actual values, a reply, a state change. Values that are not long
+// carry no cut.
+func TestHTMLLongValues(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("Clause: the tenant shall keep the premises. ", 30) // 1320 runes
+	want := long + "landlord"
+	blob := strings.Repeat("é", longValue+1)
+	f := assert.Failure{Pos: diag.Pos{File: "s.yaml", Line: 5, Col: 9}, Key: "response", Message: "reply is not the expected text",
+		Expected: want, Nearest: " " + want, Actual: long}
+	f.Diff = assert.Diff(f.DiffBase(), long)
+	turn := &result.Turn{Index: 1, Say: "terms", Pos: diag.Pos{File: "s.yaml", Line: 4, Col: 9}, Started: t0,
+		Result: (&reply.TurnResult{Response: long}).SetMetadata(reply.Metadata{"state": map[string]any{"blob": blob, "short": "x"}})}
+	var b bytes.Buffer
+	if err := WriteHTML(&b, oneFailure(f, turn), HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	_, data := splitPage(t, b.String())
+	var doc struct {
+		Cases []struct {
+			Attempts []struct {
+				Failures []struct {
+					Exp   string `json:"exp"`
+					ExpC  string `json:"expc"`
+					Near  string `json:"near"`
+					NearC string `json:"nearc"`
+					Act   string `json:"act"`
+					ActC  string `json:"actc"`
+				} `json:"fail"`
+				Turns []struct {
+					Reply    string   `json:"r"`
+					ReplyCut string   `json:"rc"`
+					State    []string `json:"st"`
+					StateCut []string `json:"stc"`
+				} `json:"turns"`
+			} `json:"a"`
+		} `json:"cases"`
+	}
+	if err := json.Unmarshal([]byte(data), &doc); err != nil {
+		t.Fatalf("data block: %v", err)
+	}
+	a := doc.Cases[0].Attempts[0]
+	got, tr := a.Failures[0], a.Turns[0]
+	head := firstRunes(long, longHead)
+	for _, c := range []struct{ name, whole, wantWhole, cut, wantCut string }{
+		{"expected", got.Exp, want, got.ExpC, head + "… (1328 characters)"},
+		// Quoted as the whole is, as the console quotes it.
+		{"nearest", got.Near, `" ` + strings.TrimSuffix(want, " ") + `"`, got.NearC, `" ` + firstRunes(want, longHead-1) + `"… (1329 characters)`},
+		// Its trailing space quotes the whole, not the head, as on the
+		// console.
+		{"actual", got.Act, `"` + long + `"`, got.ActC, head + "… (1320 characters)"},
+		{"reply", tr.Reply, long, tr.ReplyCut, head + "… (1320 characters)"},
+	} {
+		if c.whole != c.wantWhole {
+			t.Errorf("%s: whole value %.80q…, want %.80q…", c.name, c.whole, c.wantWhole)
+		}
+		if c.cut != c.wantCut {
+			t.Errorf("%s: cut %q, want %q", c.name, c.cut, c.wantCut)
+		}
+	}
+	// The console shows the same heads.
+	console := FailureValues(f, "")
+	for _, cut := range []string{got.ExpC, got.NearC, got.ActC} {
+		if h, _, _ := strings.Cut(cut, "… ("); !strings.Contains(console, h+"… (") {
+			t.Errorf("the console does not show the head %q:\n%.600s", h, console)
+		}
+	}
+	wantState := []string{`+blob="` + firstRunes(blob, longHead-len(`+blob="`)) + "… (1009 characters)", ""}
+	if len(tr.State) != 2 || tr.State[0] != `+blob="`+blob+`"` || !reflect.DeepEqual(tr.StateCut, wantState) {
+		t.Errorf("state %.60q, cut %q; want the whole change and cut %q", tr.State, tr.StateCut, wantState)
+	}
+	// Values that are not long are not cut.
+	short := assert.Failure{Pos: f.Pos, Key: "response", Message: "reply is not the expected text", Expected: "Hello", Actual: strings.Repeat("a", longValue)}
+	b.Reset()
+	if err := WriteHTML(&b, oneFailure(short, &result.Turn{Index: 1, Say: "hi", Started: t0, Result: (&reply.TurnResult{Response: short.Actual}).SetMetadata(reply.Metadata{"state": map[string]any{"k": "v"}})}), HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, data := splitPage(t, b.String()); strings.Contains(data, `"expc"`) || strings.Contains(data, `"actc"`) || strings.Contains(data, `"rc"`) || strings.Contains(data, `"stc"`) {
+		t.Errorf("values of at most %d characters are cut: %s", longValue, data)
+	}
+}
