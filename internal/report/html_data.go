@@ -13,8 +13,7 @@ import (
 // of elements). Everything a reader sees is decided here, with the same
 // functions the console and JUnit use (failureLine, errorLine, repeatLine,
 // quarantineNote, notRunLine, viewTurn, stateChanges, writeMessaging,
-// cutLong,
-// assert.DiffFor);
+// cutLong, assert.DiffFor);
 // the script only lays it out. Member names are short because they repeat
 // once per case, turn and failure.
 

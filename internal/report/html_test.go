@@ -1039,9 +1039,14 @@ func TestHTMLLongValues(t *testing.T) {
 		Expected: want, Nearest: " " + want, Actual: long}
 	f.Diff = assert.Diff(f.DiffBase(), long)
 	turn := &result.Turn{Index: 1, Say: "terms", Pos: diag.Pos{File: "s.yaml", Line: 4, Col: 9}, Started: t0,
-		Result: (&reply.TurnResult{Response: long}).SetMetadata(reply.Metadata{"state": map[string]any{"blob": blob, "short": "x"}})}
+		Result: (&reply.TurnResult{Response: long}).SetMetadata(reply.Metadata{"state": map[string]any{"blob": blob, "a": "x", "c": "y"}})}
+	r := oneFailure(f, turn)
+	// And over Messaging.
+	a := r.Files[0].Cases[0].Attempts[0]
+	a.Turns = append(a.Turns, msgTurn(2, 6, "more", long, "conv-1", 0, &reply.Messaging{Joined: true,
+		Events: []reply.Event{ev("1", "EVENT_TYPE_VENDOR_AGENT_MESSAGE", long)}}))
 	var b bytes.Buffer
-	if err := WriteHTML(&b, oneFailure(f, turn), HTMLOptions{}); err != nil {
+	if err := WriteHTML(&b, r, HTMLOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	_, data := splitPage(t, b.String())
@@ -1068,8 +1073,8 @@ func TestHTMLLongValues(t *testing.T) {
 	if err := json.Unmarshal([]byte(data), &doc); err != nil {
 		t.Fatalf("data block: %v", err)
 	}
-	a := doc.Cases[0].Attempts[0]
-	got, tr := a.Failures[0], a.Turns[0]
+	da := doc.Cases[0].Attempts[0]
+	got, tr := da.Failures[0], da.Turns[0]
 	head := firstRunes(long, longHead)
 	for _, c := range []struct{ name, whole, wantWhole, cut, wantCut string }{
 		{"expected", got.Exp, want, got.ExpC, head + "… (1328 characters)"},
@@ -1079,6 +1084,7 @@ func TestHTMLLongValues(t *testing.T) {
 		// console.
 		{"actual", got.Act, `"` + long + `"`, got.ActC, head + "… (1320 characters)"},
 		{"reply", tr.Reply, long, tr.ReplyCut, head + "… (1320 characters)"},
+		{"reply over Messaging", da.Turns[1].Reply, long, da.Turns[1].ReplyCut, head + "… (1320 characters)"},
 	} {
 		if c.whole != c.wantWhole {
 			t.Errorf("%s: whole value %.80q…, want %.80q…", c.name, c.whole, c.wantWhole)
@@ -1094,8 +1100,8 @@ func TestHTMLLongValues(t *testing.T) {
 			t.Errorf("the console does not show the head %q:\n%.600s", h, console)
 		}
 	}
-	wantState := []string{`+blob="` + firstRunes(blob, longHead-len(`+blob="`)) + "… (1009 characters)", ""}
-	if len(tr.State) != 2 || tr.State[0] != `+blob="`+blob+`"` || !reflect.DeepEqual(tr.StateCut, wantState) {
+	wantState := []string{"", `+blob="` + firstRunes(blob, longHead-len(`+blob="`)) + "… (1009 characters)", ""}
+	if len(tr.State) != 3 || tr.State[1] != `+blob="`+blob+`"` || !reflect.DeepEqual(tr.StateCut, wantState) {
 		t.Errorf("state %.60q, cut %q; want the whole change and cut %q", tr.State, tr.StateCut, wantState)
 	}
 	// Values that are not long are not cut.
