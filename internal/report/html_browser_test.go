@@ -188,37 +188,38 @@ func TestHTMLInBrowser(t *testing.T) {
 	})
 	t.Run("link to a case", func(t *testing.T) {
 		t.Parallel()
-		// A case's address (#case-250, which an opened case links to)
-		// opens it, though it is past the first page, scrolled into
+		// A case's address (#case-200, which an opened case links to)
+		// opens it, though it is the first past the second page (the
+		// list draws a hundred at a time), scrolled into
 		// view; in the open page, a link to a case the view hides
 		// clears the view and opens it, its row focused.
 		path := filepath.Join(t.TempDir(), "report.html")
 		if err := writeHTMLFile(path, syntheticResult(300)); err != nil {
 			t.Fatal(err)
 		}
-		p := browsertest.Open(t, browser, path+"#case-250")
-		opened := `(function (a) { var r = a && a.getBoundingClientRect(); return !!a && !!a.querySelector(".body:not([hidden])") && r.top >= 0 && r.top < innerHeight })(document.getElementById("case-250"))`
+		p := browsertest.Open(t, browser, path+"#case-200")
+		opened := `(function (a) { var r = a && a.getBoundingClientRect(); return !!a && !!a.querySelector(".body:not([hidden])") && r.top >= 0 && r.top < innerHeight })(document.getElementById("case-200"))`
 		if !browsertest.Eval[bool](t, p, opened) {
-			t.Fatalf("#case-250 is not opened in view: %q", p.Text(t, "#shown"))
+			t.Fatalf("#case-200 is not opened in view: %q", p.Text(t, "#shown"))
 		}
-		if h := browsertest.Eval[string](t, p, `location.hash`); h != "#case-250" {
+		if h := browsertest.Eval[string](t, p, `location.hash`); h != "#case-200" {
 			t.Errorf("the address is %q, want the link kept", h)
 		}
-		if s := browsertest.Eval[string](t, p, `document.querySelector("#case-250 .permalink").getAttribute("href")`); s != "#case-250" {
+		if s := browsertest.Eval[string](t, p, `document.querySelector("#case-200 .permalink").getAttribute("href")`); s != "#case-200" {
 			t.Errorf("the opened case links to %q", s)
 		}
 		p.Click(t, `.chip[data-kind="failed"]`)
 		if s := p.Text(t, "#shown"); s != "3 of 300 cases match; showing 3" {
 			t.Fatalf("failed: %q", s)
 		}
-		p.Do(t, chromedp.Evaluate[chromedp.Void](`location.hash = "case-250"`))
+		p.Do(t, chromedp.Evaluate[chromedp.Void](`location.hash = "case-200"`))
 		if _, err := chromedp.Run(p.Ctx, chromedp.Poll[bool](opened, chromedp.WithPollingTimeout(5*time.Second))); err != nil {
 			t.Fatalf("a link to a case the view hides does not open it: %q (%v)", p.Text(t, "#shown"), err)
 		}
 		if s := p.Text(t, "#shown"); !strings.HasPrefix(s, "showing ") || !strings.HasSuffix(s, " of 300 cases") {
 			t.Errorf("the view is not cleared: %q", s)
 		}
-		if !browsertest.Eval[bool](t, p, `document.activeElement === document.querySelector("#case-250 .row")`) {
+		if !browsertest.Eval[bool](t, p, `document.activeElement === document.querySelector("#case-200 .row")`) {
 			t.Errorf("the case's row is not focused")
 		}
 		p.CheckClean(t, path)
@@ -226,20 +227,26 @@ func TestHTMLInBrowser(t *testing.T) {
 	t.Run("long values", func(t *testing.T) {
 		t.Parallel()
 		// A long reply is first shown by its head and length, under
-		// actual and in the transcript; "show all" shows it whole, and
-		// "show less" the head again.
+		// actual and in the transcript, and so is a long state value;
+		// "show all" shows it whole, and "show less" the head again.
 		long := strings.Repeat("Clause: the tenant shall keep the premises. ", 30) + "end"
 		f := assert.Failure{Pos: diag.Pos{File: "s.yaml", Line: 5, Col: 9}, Key: "response", Message: "reply is not the expected text",
 			Expected: long + "!", Actual: long}
 		f.Diff = assert.Diff(f.Expected, long)
 		path := filepath.Join(t.TempDir(), "report.html")
-		if err := writeHTMLFile(path, oneFailure(f, &result.Turn{Index: 1, Say: "terms", Started: t0, Result: &reply.TurnResult{Response: long}})); err != nil {
+		if err := writeHTMLFile(path, oneFailure(f, &result.Turn{Index: 1, Say: "terms", Started: t0, Result: (&reply.TurnResult{Response: long}).SetMetadata(reply.Metadata{"state": map[string]any{"a": "x", "terms": long}})})); err != nil {
 			t.Fatal(err)
 		}
 		p := browsertest.Open(t, browser, path)
 		p.Click(t, `#list .case .row`)
 		cut := firstRunes(long, longHead) + "… (1323 characters)"
-		for _, sel := range []string{`#list .failure pre.act`, `#list .bubble.agent`} {
+		state := `+terms="` + long + `"`
+		stateCut := firstRunes(state, longHead) + "… (1332 characters)"
+		for _, sel := range []string{`#list .failure pre.act`, `#list .bubble.agent`, `#list .facts-turn span:nth-of-type(2)`} {
+			cut, long := cut, long
+			if strings.Contains(sel, "facts") {
+				cut, long = stateCut, state
+			}
 			if s := p.Text(t, sel); s != cut+"show all" {
 				t.Errorf("%s: %q, want the head, its length and a button", sel, s)
 			}
