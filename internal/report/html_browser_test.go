@@ -24,6 +24,7 @@ import (
 
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/browsertest"
+	"github.com/agenttest/agenttest/internal/compare"
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/result"
@@ -258,6 +259,43 @@ func TestHTMLInBrowser(t *testing.T) {
 			if s := p.Text(t, sel); s != cut+"show all" {
 				t.Errorf("%s closed again: %q", sel, s)
 			}
+		}
+		p.CheckClean(t, path)
+	})
+	t.Run("comparison in the header", func(t *testing.T) {
+		t.Parallel()
+		// The header's link to the comparison scrolls to it and keeps
+		// the view in the address, as the section links do. A reply the
+		// candidate changed, long enough to crowd its table, leaves
+		// every column's heading on one line.
+		base, cand := syntheticResult(100), syntheticResult(100)
+		cand.Files[0].Cases[0].Attempts[0].Turns[1].Result.Response = strings.Repeat("How many people will be joining you this evening? ", 12)
+		cmp := compare.Build(
+			compare.Input{Spec: "live", Kind: compare.KindEnvironment, Result: base, Status: base.RunStatus()},
+			compare.Input{Spec: "pre-release", Kind: compare.KindEnvironment, Result: cand, Status: cand.RunStatus()},
+			compare.DefaultOptions())
+		var b bytes.Buffer
+		if err := WriteHTML(&b, cand, HTMLOptions{Compare: cmp}); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), "compare.html")
+		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p := browsertest.Open(t, browser, path+"#show=failed")
+		p.Click(t, `#compare-status a`)
+		if h := browsertest.Eval[string](t, p, `location.hash`); h != "#show=failed" {
+			t.Errorf("after the link to the comparison the address is %q: the view is lost from it", h)
+		}
+		// At its top, or as near as the end of the page lets it.
+		if !browsertest.Eval[bool](t, p, `(function (top) { return Math.abs(top) < 2 || top > 0 && top < innerHeight && Math.abs(scrollY + innerHeight - document.documentElement.scrollHeight) < 2 })(document.getElementById("compare").getBoundingClientRect().top)`) {
+			t.Errorf("the link to the comparison did not scroll to it")
+		}
+		if n := p.Count(t, "#compare table.changes th"); n != 3 {
+			t.Fatalf("%d headings in the table of changes, want 3", n)
+		}
+		if s := browsertest.Eval[string](t, p, `Array.prototype.filter.call(document.querySelectorAll("#compare table.changes th"), function (th) { var r = document.createRange(); r.selectNodeContents(th); return r.getClientRects().length > 1 }).map(function (th) { return th.textContent }).join(", ")`); s != "" {
+			t.Errorf("headings broken over lines: %s", s)
 		}
 		p.CheckClean(t, path)
 	})

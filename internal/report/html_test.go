@@ -1114,3 +1114,62 @@ func TestHTMLLongValues(t *testing.T) {
 		t.Errorf("values of at most %d characters are cut: %s", longValue, data)
 	}
 }
+
+// TestHTMLCompareVerdictInHeader: a comparison's report says the
+// comparison's verdict in its header, by the run's own, where a reader
+// deciding a promotion looks first; before, the header held only the
+// candidate's run (failed, say, where the comparison passed: the failure
+// was the baseline's too), and the verdict came below every plot.
+func TestHTMLCompareVerdictInHeader(t *testing.T) {
+	t.Parallel()
+	f := assert.Failure{Pos: diag.Pos{File: "s.yaml", Line: 5, Col: 9}, Key: "response", Message: "reply is not the expected text", Expected: "Hello", Actual: "Hi"}
+	turn := func() *result.Turn {
+		return &result.Turn{Index: 1, Say: "hi", Started: t0, Result: &reply.TurnResult{Response: "Hi"}}
+	}
+	base, cand := oneFailure(f, turn()), oneFailure(f, turn())
+	cmp := compare.Build(
+		compare.Input{Spec: "live", Kind: compare.KindEnvironment, Result: base, Status: base.RunStatus()},
+		compare.Input{Spec: "pre-release", Kind: compare.KindEnvironment, Result: cand, Status: cand.RunStatus()},
+		compare.DefaultOptions())
+	if cmp.Status != result.RunPassed {
+		t.Fatalf("a failure the baseline shares is no regression: the comparison %s (%s)", cmp.Status, cmp.Why)
+	}
+	var b bytes.Buffer
+	if err := WriteHTML(&b, cand, HTMLOptions{Compare: cmp}); err != nil {
+		t.Fatal(err)
+	}
+	header, _, _ := strings.Cut(b.String(), `<section id="cases"`)
+	want := `<p class="status st-` + string(cmp.Status) + `" id="compare-status"><a href="#compare">comparison</a>: <span class="badge">` + string(cmp.Status) + `</span> <span class="why">` + htmlStyle.flat(cmp.Why) + `</span></p>`
+	if !strings.Contains(header, want) {
+		t.Errorf("the header lacks the comparison's verdict %s:\n%s", want, header)
+	}
+	if !strings.Contains(header, `<p class="status st-failed" id="run-status">`) {
+		t.Errorf("the header lacks the run's own status")
+	}
+	// A regression, and a why holding what a side named (the path of
+	// its report, the reason its run stopped) shown as the console
+	// shows it.
+	pass := oneFailure(f, turn())
+	pass.Files[0].Cases[0].Status, pass.Files[0].Cases[0].Attempts[0].Status, pass.Files[0].Cases[0].Attempts[0].Failures = result.Passed, result.Passed, nil
+	cmp = compare.Build(
+		compare.Input{Spec: "live", Kind: compare.KindEnvironment, Result: pass, Status: pass.RunStatus()},
+		compare.Input{Spec: "pre-release", Kind: compare.KindEnvironment, Result: cand, Status: cand.RunStatus()},
+		compare.DefaultOptions())
+	cmp.Why += " \u202e\r"
+	b.Reset()
+	if err := WriteHTML(&b, cand, HTMLOptions{Compare: cmp}); err != nil {
+		t.Fatal(err)
+	}
+	header, _, _ = strings.Cut(b.String(), `<section id="cases"`)
+	if want := `<p class="status st-failed" id="compare-status"><a href="#compare">comparison</a>: <span class="badge">failed</span> <span class="why">1 scenario regressed \u202e\r</span></p>`; !strings.Contains(header, want) {
+		t.Errorf("the header lacks the comparison's verdict %s:\n%s", want, header)
+	}
+	// A run's report has no such line.
+	b.Reset()
+	if err := WriteHTML(&b, cand, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "compare-status") {
+		t.Errorf("a run's report names a comparison")
+	}
+}

@@ -407,9 +407,10 @@
     timer = setTimeout(function () { query = search.value; apply(); }, 120);
   });
   more.addEventListener("click", renderMore);
-  // The section links scroll to their section and leave the view in the
-  // address, where a reader copies it from or reloads it.
-  Array.prototype.forEach.call(document.querySelectorAll('nav.toc a[href^="#"]'), function (a) {
+  // The section links (and the header's link to the comparison) scroll
+  // to their section and leave the view in the address, where a reader
+  // copies it from or reloads it.
+  Array.prototype.forEach.call(document.querySelectorAll('nav.toc a[href^="#"], #compare-status a'), function (a) {
     a.addEventListener("click", function (e) {
       var target = document.getElementById(a.getAttribute("href").slice(1));
       if (!target) return;
