@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"github.com/agenttest/agenttest/internal/assert"
@@ -259,6 +260,15 @@ func TestHTMLInBrowser(t *testing.T) {
 			if s := p.Text(t, sel); s != cut+"show all" {
 				t.Errorf("%s closed again: %q", sel, s)
 			}
+		}
+		// On paper there is nothing to press: the buttons, and the link
+		// to the case, are left out.
+		p.Do(t, chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+			_, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Media: "print"})
+			return err
+		}))
+		if s := browsertest.Eval[string](t, p, `Array.prototype.filter.call(document.querySelectorAll("#list button.whole, #list .permalink"), function (e) { return e.offsetParent !== null }).map(function (e) { return e.textContent }).join(", ")`); s != "" {
+			t.Errorf("printed: %s", s)
 		}
 		p.CheckClean(t, path)
 	})
