@@ -1169,7 +1169,7 @@ func TestHTMLCompareVerdictInHeader(t *testing.T) {
 	if err := WriteHTML(&b, cand, HTMLOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(b.String(), "compare-status") {
+	if strings.Contains(b.String(), `id="compare-status"`) {
 		t.Errorf("a run's report names a comparison")
 	}
 }
