@@ -20,10 +20,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/browsertest"
+	"github.com/agenttest/agenttest/internal/compare"
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/result"
@@ -183,6 +185,127 @@ func TestHTMLInBrowser(t *testing.T) {
 		}
 		if v := browsertest.Eval[string](t, p, `document.getElementById("search").value + " " + Array.prototype.map.call(document.querySelectorAll(".chip[aria-pressed=true]"), function (c) { return c.getAttribute("data-kind") }).join(",")`); v != " errored,flaky" {
 			t.Errorf("the search and the chips say %q", v)
+		}
+		p.CheckClean(t, path)
+	})
+	t.Run("link to a case", func(t *testing.T) {
+		t.Parallel()
+		// A case's address (#case-200, which an opened case links to)
+		// opens it, though it is the first past the second page (the
+		// list draws a hundred at a time), scrolled into
+		// view; in the open page, a link to a case the view hides
+		// clears the view and opens it, its row focused.
+		path := filepath.Join(t.TempDir(), "report.html")
+		if err := writeHTMLFile(path, syntheticResult(300)); err != nil {
+			t.Fatal(err)
+		}
+		p := browsertest.Open(t, browser, path+"#case-200")
+		opened := `(function (a) { var r = a && a.getBoundingClientRect(); return !!a && !!a.querySelector(".body:not([hidden])") && r.top >= 0 && r.top < innerHeight })(document.getElementById("case-200"))`
+		if !browsertest.Eval[bool](t, p, opened) {
+			t.Fatalf("#case-200 is not opened in view: %q", p.Text(t, "#shown"))
+		}
+		if h := browsertest.Eval[string](t, p, `location.hash`); h != "#case-200" {
+			t.Errorf("the address is %q, want the link kept", h)
+		}
+		if s := browsertest.Eval[string](t, p, `document.querySelector("#case-200 .permalink").getAttribute("href")`); s != "#case-200" {
+			t.Errorf("the opened case links to %q", s)
+		}
+		p.Click(t, `.chip[data-kind="failed"]`)
+		if s := p.Text(t, "#shown"); s != "3 of 300 cases match; showing 3" {
+			t.Fatalf("failed: %q", s)
+		}
+		p.Do(t, chromedp.Evaluate[chromedp.Void](`location.hash = "case-200"`))
+		if _, err := chromedp.Run(p.Ctx, chromedp.Poll[bool](opened, chromedp.WithPollingTimeout(5*time.Second))); err != nil {
+			t.Fatalf("a link to a case the view hides does not open it: %q (%v)", p.Text(t, "#shown"), err)
+		}
+		if s := p.Text(t, "#shown"); !strings.HasPrefix(s, "showing ") || !strings.HasSuffix(s, " of 300 cases") {
+			t.Errorf("the view is not cleared: %q", s)
+		}
+		if !browsertest.Eval[bool](t, p, `document.activeElement === document.querySelector("#case-200 .row")`) {
+			t.Errorf("the case's row is not focused")
+		}
+		p.CheckClean(t, path)
+	})
+	t.Run("long values", func(t *testing.T) {
+		t.Parallel()
+		// A long reply is first shown by its head and length, under
+		// actual and in the transcript, and so is a long state value;
+		// "show all" shows it whole, and "show less" the head again.
+		long := strings.Repeat("Clause: the tenant shall keep the premises. ", 30) + "end"
+		f := assert.Failure{Pos: diag.Pos{File: "s.yaml", Line: 5, Col: 9}, Key: "response", Message: "reply is not the expected text",
+			Expected: long + "!", Actual: long}
+		f.Diff = assert.Diff(f.Expected, long)
+		path := filepath.Join(t.TempDir(), "report.html")
+		if err := writeHTMLFile(path, oneFailure(f, &result.Turn{Index: 1, Say: "terms", Started: t0, Result: (&reply.TurnResult{Response: long}).SetMetadata(reply.Metadata{"state": map[string]any{"a": "x", "terms": long}})})); err != nil {
+			t.Fatal(err)
+		}
+		p := browsertest.Open(t, browser, path)
+		p.Click(t, `#list .case .row`)
+		cut := firstRunes(long, longHead) + "… (1323 characters)"
+		state := `+terms="` + long + `"`
+		stateCut := firstRunes(state, longHead) + "… (1332 characters)"
+		for _, sel := range []string{`#list .failure pre.act`, `#list .bubble.agent`, `#list .facts-turn span:nth-of-type(2)`} {
+			cut, long := cut, long
+			if strings.Contains(sel, "facts") {
+				cut, long = stateCut, state
+			}
+			if s := p.Text(t, sel); s != cut+"show all" {
+				t.Errorf("%s: %q, want the head, its length and a button", sel, s)
+			}
+			p.Click(t, sel+" button.whole")
+			if s := p.Text(t, sel); s != long+"show less" {
+				t.Errorf("%s opened: %.80q…, want the whole reply", sel, s)
+			}
+			p.Click(t, sel+" button.whole")
+			if s := p.Text(t, sel); s != cut+"show all" {
+				t.Errorf("%s closed again: %q", sel, s)
+			}
+		}
+		// On paper there is nothing to press: the buttons, and the link
+		// to the case, are left out.
+		p.Do(t, chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+			_, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Media: "print"})
+			return err
+		}))
+		if s := browsertest.Eval[string](t, p, `Array.prototype.filter.call(document.querySelectorAll("#list button.whole, #list .permalink"), function (e) { return e.offsetParent !== null }).map(function (e) { return e.textContent }).join(", ")`); s != "" {
+			t.Errorf("printed: %s", s)
+		}
+		p.CheckClean(t, path)
+	})
+	t.Run("comparison in the header", func(t *testing.T) {
+		t.Parallel()
+		// The header's link to the comparison scrolls to it and keeps
+		// the view in the address, as the section links do. A reply the
+		// candidate changed, long enough to crowd its table, leaves
+		// every column's heading on one line.
+		base, cand := syntheticResult(100), syntheticResult(100)
+		cand.Files[0].Cases[0].Attempts[0].Turns[1].Result.Response = strings.Repeat("How many people will be joining you this evening? ", 12)
+		cmp := compare.Build(
+			compare.Input{Spec: "live", Kind: compare.KindEnvironment, Result: base, Status: base.RunStatus()},
+			compare.Input{Spec: "pre-release", Kind: compare.KindEnvironment, Result: cand, Status: cand.RunStatus()},
+			compare.DefaultOptions())
+		var b bytes.Buffer
+		if err := WriteHTML(&b, cand, HTMLOptions{Compare: cmp}); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), "compare.html")
+		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p := browsertest.Open(t, browser, path+"#show=failed")
+		p.Click(t, `#compare-status a`)
+		if h := browsertest.Eval[string](t, p, `location.hash`); h != "#show=failed" {
+			t.Errorf("after the link to the comparison the address is %q: the view is lost from it", h)
+		}
+		// At its top, or as near as the end of the page lets it.
+		if !browsertest.Eval[bool](t, p, `(function (top) { return Math.abs(top) < 2 || top > 0 && top < innerHeight && Math.abs(scrollY + innerHeight - document.documentElement.scrollHeight) < 2 })(document.getElementById("compare").getBoundingClientRect().top)`) {
+			t.Errorf("the link to the comparison did not scroll to it")
+		}
+		if n := p.Count(t, "#compare table.changes th"); n != 3 {
+			t.Fatalf("%d headings in the table of changes, want 3", n)
+		}
+		if s := browsertest.Eval[string](t, p, `Array.prototype.filter.call(document.querySelectorAll("#compare table.changes th"), function (th) { var r = document.createRange(); r.selectNodeContents(th); return r.getClientRects().length > 1 }).map(function (th) { return th.textContent }).join(", ")`); s != "" {
+			t.Errorf("headings broken over lines: %s", s)
 		}
 		p.CheckClean(t, path)
 	})

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/agenttest/agenttest/internal/assert"
@@ -12,7 +13,7 @@ import (
 // of elements). Everything a reader sees is decided here, with the same
 // functions the console and JUnit use (failureLine, errorLine, repeatLine,
 // quarantineNote, notRunLine, viewTurn, stateChanges, writeMessaging,
-// assert.DiffFor);
+// cutLong, assert.DiffFor);
 // the script only lays it out. Member names are short because they repeat
 // once per case, turn and failure.
 
@@ -87,9 +88,15 @@ type htmlFailure struct {
 	Line     string `json:"line"`
 	Expected string `json:"exp,omitempty"`
 	// Nearest is assert.Failure.Nearest, which Diff is then made against.
-	Nearest string    `json:"near,omitempty"`
-	Actual  string    `json:"act,omitempty"`
-	Diff    *htmlDiff `json:"diff,omitempty"`
+	Nearest string `json:"near,omitempty"`
+	Actual  string `json:"act,omitempty"`
+	// ExpectedCut, NearestCut and ActualCut are those values as the page
+	// first shows them when they are long (htmlLong), the whole on a
+	// click: the diff shows where they differ.
+	ExpectedCut string    `json:"expc,omitempty"`
+	NearestCut  string    `json:"nearc,omitempty"`
+	ActualCut   string    `json:"actc,omitempty"`
+	Diff        *htmlDiff `json:"diff,omitempty"`
 }
 
 // htmlDiff is assert.TextDiff as the console shows it (TextDiff.Visible:
@@ -107,15 +114,21 @@ type htmlTurn struct {
 	Pos   string `json:"p,omitempty"`
 	Say   string `json:"say,omitempty"`
 	// NoReply is true when the call failed: there is no reply to show.
-	NoReply bool     `json:"none,omitempty"`
-	Reply   string   `json:"r,omitempty"`
-	Trace   []string `json:"tr,omitempty"`
-	Node    string   `json:"node,omitempty"`
-	// State lists the state keys the turn changed (stateChanges).
-	State   []string `json:"st,omitempty"`
-	Handoff string   `json:"ho,omitempty"`
-	Ended   bool     `json:"end,omitempty"`
-	Delayed bool     `json:"del,omitempty"`
+	NoReply bool   `json:"none,omitempty"`
+	Reply   string `json:"r,omitempty"`
+	// ReplyCut is Reply as the page first shows it when it is long
+	// (htmlLong).
+	ReplyCut string   `json:"rc,omitempty"`
+	Trace    []string `json:"tr,omitempty"`
+	Node     string   `json:"node,omitempty"`
+	// State lists the state keys the turn changed (stateChanges);
+	// StateCut, when one of them is long, each as the page first shows
+	// it (htmlLong: "" for one that is not).
+	State    []string `json:"st,omitempty"`
+	StateCut []string `json:"stc,omitempty"`
+	Handoff  string   `json:"ho,omitempty"`
+	Ended    bool     `json:"end,omitempty"`
+	Delayed  bool     `json:"del,omitempty"`
 	// Events are the lines a Messaging turn's events make.
 	Events    []string `json:"ev,omitempty"`
 	LatencyMS float64  `json:"lat"`
@@ -308,8 +321,10 @@ func toHTMLAttempt(a *result.Attempt) htmlAttempt {
 			// space or an empty reply as nothing at all.
 			j := joinersDiffer(f)
 			hf.Expected, hf.Actual = htmlValue(f.Expected, j), htmlValue(f.Actual, j)
+			show := func(s string) string { return htmlValue(s, j) }
+			hf.ExpectedCut, hf.ActualCut = htmlLong(f.Expected, show), htmlLong(f.Actual, show)
 			if f.Nearest != "" {
-				hf.Nearest = htmlValue(f.Nearest, j)
+				hf.Nearest, hf.NearestCut = htmlValue(f.Nearest, j), htmlLong(f.Nearest, show)
 			}
 		}
 		if f.Diff != "" {
@@ -331,7 +346,7 @@ func toHTMLAttempt(a *result.Attempt) htmlAttempt {
 		case !v.HasResult:
 			ht.NoReply = true
 		case t.Messaging != nil:
-			ht.Reply = htmlStyle.oneLine(v.Reply)
+			ht.Reply, ht.ReplyCut = htmlStyle.oneLine(v.Reply), htmlLong(v.Reply, htmlStyle.oneLine)
 			var b strings.Builder
 			detail{b: &b, st: htmlStyle}.writeMessaging("", t.Messaging)
 			ht.Events = strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
@@ -342,9 +357,18 @@ func toHTMLAttempt(a *result.Attempt) htmlAttempt {
 				ht.Events = append([]string{htmlStyle.flat(stoppedAfter(part))}, ht.Events...)
 			}
 		default:
-			ht.Reply = htmlStyle.oneLine(v.Reply)
+			ht.Reply, ht.ReplyCut = htmlStyle.oneLine(v.Reply), htmlLong(v.Reply, htmlStyle.oneLine)
 			ht.Trace, ht.Node = flatAll(v.Trace), htmlStyle.flat(v.Node)
-			ht.State = flatAll(stateChanges(prev, v.State))
+			changes := stateChanges(prev, v.State)
+			ht.State = flatAll(changes)
+			for i, ch := range changes {
+				if cut := htmlLong(ch, htmlStyle.flat); cut != "" {
+					if ht.StateCut == nil {
+						ht.StateCut = make([]string, len(changes))
+					}
+					ht.StateCut[i] = cut
+				}
+			}
 			if v.State != nil {
 				prev = v.State
 			}
@@ -381,6 +405,19 @@ func toHTMLDiff(td assert.TextDiff) *htmlDiff {
 		hd.Changes = append(hd.Changes, [2]any{int(c.Op), c.Text})
 	}
 	return hd
+}
+
+// htmlLong is s as the page first shows it when it is long (cutLong, the
+// rule of the console's failures): its head as show renders it, and how
+// long it is; "" when it is not long. The page shows the whole on a
+// click: a reply of 26 KB drawn whole under expected, actual and in the
+// transcript buried the diff, which shows where the texts differ.
+func htmlLong(s string, show func(string) string) string {
+	head, n, long := cutLong(s)
+	if !long {
+		return ""
+	}
+	return show(head) + fmt.Sprintf("… (%d characters)", n)
 }
 
 // htmlValue is a compared value of a failure as the console's showValue

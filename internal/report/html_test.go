@@ -1024,3 +1024,152 @@ func TestHTMLStaticCases(t *testing.T) {
 		})
 	}
 }
+
+// TestHTMLLongValues: a value longer than the console's rule for long
+// (cutLong) is first shown by the same head, with its length, and kept
+// whole for the page to show on a click: a failure's expected, nearest
+// and actual values, a reply, a state change. Values that are not long
+// carry no cut.
+func TestHTMLLongValues(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("Clause: the tenant shall keep the premises. ", 30) // 1320 runes
+	want := long + "landlord"
+	blob := strings.Repeat("é", longValue+1)
+	f := assert.Failure{Pos: diag.Pos{File: "s.yaml", Line: 5, Col: 9}, Key: "response", Message: "reply is not the expected text",
+		Expected: want, Nearest: " " + want, Actual: long}
+	f.Diff = assert.Diff(f.DiffBase(), long)
+	turn := &result.Turn{Index: 1, Say: "terms", Pos: diag.Pos{File: "s.yaml", Line: 4, Col: 9}, Started: t0,
+		Result: (&reply.TurnResult{Response: long}).SetMetadata(reply.Metadata{"state": map[string]any{"blob": blob, "a": "x", "c": "y"}})}
+	r := oneFailure(f, turn)
+	// And over Messaging.
+	a := r.Files[0].Cases[0].Attempts[0]
+	a.Turns = append(a.Turns, msgTurn(2, 6, "more", long, "conv-1", 0, &reply.Messaging{Joined: true,
+		Events: []reply.Event{ev("1", "EVENT_TYPE_VENDOR_AGENT_MESSAGE", long)}}))
+	var b bytes.Buffer
+	if err := WriteHTML(&b, r, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	_, data := splitPage(t, b.String())
+	var doc struct {
+		Cases []struct {
+			Attempts []struct {
+				Failures []struct {
+					Exp   string `json:"exp"`
+					ExpC  string `json:"expc"`
+					Near  string `json:"near"`
+					NearC string `json:"nearc"`
+					Act   string `json:"act"`
+					ActC  string `json:"actc"`
+				} `json:"fail"`
+				Turns []struct {
+					Reply    string   `json:"r"`
+					ReplyCut string   `json:"rc"`
+					State    []string `json:"st"`
+					StateCut []string `json:"stc"`
+				} `json:"turns"`
+			} `json:"a"`
+		} `json:"cases"`
+	}
+	if err := json.Unmarshal([]byte(data), &doc); err != nil {
+		t.Fatalf("data block: %v", err)
+	}
+	da := doc.Cases[0].Attempts[0]
+	got, tr := da.Failures[0], da.Turns[0]
+	head := firstRunes(long, longHead)
+	for _, c := range []struct{ name, whole, wantWhole, cut, wantCut string }{
+		{"expected", got.Exp, want, got.ExpC, head + "… (1328 characters)"},
+		// Quoted as the whole is, as the console quotes it.
+		{"nearest", got.Near, `" ` + strings.TrimSuffix(want, " ") + `"`, got.NearC, `" ` + firstRunes(want, longHead-1) + `"… (1329 characters)`},
+		// Its trailing space quotes the whole, not the head, as on the
+		// console.
+		{"actual", got.Act, `"` + long + `"`, got.ActC, head + "… (1320 characters)"},
+		{"reply", tr.Reply, long, tr.ReplyCut, head + "… (1320 characters)"},
+		{"reply over Messaging", da.Turns[1].Reply, long, da.Turns[1].ReplyCut, head + "… (1320 characters)"},
+	} {
+		if c.whole != c.wantWhole {
+			t.Errorf("%s: whole value %.80q…, want %.80q…", c.name, c.whole, c.wantWhole)
+		}
+		if c.cut != c.wantCut {
+			t.Errorf("%s: cut %q, want %q", c.name, c.cut, c.wantCut)
+		}
+	}
+	// The console shows the same heads.
+	console := FailureValues(f, "")
+	for _, cut := range []string{got.ExpC, got.NearC, got.ActC} {
+		if h, _, _ := strings.Cut(cut, "… ("); !strings.Contains(console, h+"… (") {
+			t.Errorf("the console does not show the head %q:\n%.600s", h, console)
+		}
+	}
+	wantState := []string{"", `+blob="` + firstRunes(blob, longHead-len(`+blob="`)) + "… (1009 characters)", ""}
+	if len(tr.State) != 3 || tr.State[1] != `+blob="`+blob+`"` || !reflect.DeepEqual(tr.StateCut, wantState) {
+		t.Errorf("state %.60q, cut %q; want the whole change and cut %q", tr.State, tr.StateCut, wantState)
+	}
+	// Values that are not long are not cut.
+	short := assert.Failure{Pos: f.Pos, Key: "response", Message: "reply is not the expected text", Expected: "Hello", Actual: strings.Repeat("a", longValue)}
+	b.Reset()
+	if err := WriteHTML(&b, oneFailure(short, &result.Turn{Index: 1, Say: "hi", Started: t0, Result: (&reply.TurnResult{Response: short.Actual}).SetMetadata(reply.Metadata{"state": map[string]any{"k": "v"}})}), HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, data := splitPage(t, b.String()); strings.Contains(data, `"expc"`) || strings.Contains(data, `"actc"`) || strings.Contains(data, `"rc"`) || strings.Contains(data, `"stc"`) {
+		t.Errorf("values of at most %d characters are cut: %s", longValue, data)
+	}
+}
+
+// TestHTMLCompareVerdictInHeader: a comparison's report says the
+// comparison's verdict in its header, by the run's own, where a reader
+// deciding a promotion looks first; before, the header held only the
+// candidate's run (failed, say, where the comparison passed: the failure
+// was the baseline's too), and the verdict came below every plot.
+func TestHTMLCompareVerdictInHeader(t *testing.T) {
+	t.Parallel()
+	f := assert.Failure{Pos: diag.Pos{File: "s.yaml", Line: 5, Col: 9}, Key: "response", Message: "reply is not the expected text", Expected: "Hello", Actual: "Hi"}
+	turn := func() *result.Turn {
+		return &result.Turn{Index: 1, Say: "hi", Started: t0, Result: &reply.TurnResult{Response: "Hi"}}
+	}
+	base, cand := oneFailure(f, turn()), oneFailure(f, turn())
+	cmp := compare.Build(
+		compare.Input{Spec: "live", Kind: compare.KindEnvironment, Result: base, Status: base.RunStatus()},
+		compare.Input{Spec: "pre-release", Kind: compare.KindEnvironment, Result: cand, Status: cand.RunStatus()},
+		compare.DefaultOptions())
+	if cmp.Status != result.RunPassed {
+		t.Fatalf("a failure the baseline shares is no regression: the comparison %s (%s)", cmp.Status, cmp.Why)
+	}
+	var b bytes.Buffer
+	if err := WriteHTML(&b, cand, HTMLOptions{Compare: cmp}); err != nil {
+		t.Fatal(err)
+	}
+	header, _, _ := strings.Cut(b.String(), `<section id="cases"`)
+	want := `<p class="status st-` + string(cmp.Status) + `" id="compare-status"><a href="#compare">comparison</a>: <span class="badge">` + string(cmp.Status) + `</span> <span class="why">` + htmlStyle.flat(cmp.Why) + `</span></p>`
+	if !strings.Contains(header, want) {
+		t.Errorf("the header lacks the comparison's verdict %s:\n%s", want, header)
+	}
+	if !strings.Contains(header, `<p class="status st-failed" id="run-status">`) {
+		t.Errorf("the header lacks the run's own status")
+	}
+	// A regression, and a why holding what a side named (the path of
+	// its report, the reason its run stopped) shown as the console
+	// shows it.
+	pass := oneFailure(f, turn())
+	pass.Files[0].Cases[0].Status, pass.Files[0].Cases[0].Attempts[0].Status, pass.Files[0].Cases[0].Attempts[0].Failures = result.Passed, result.Passed, nil
+	cmp = compare.Build(
+		compare.Input{Spec: "live", Kind: compare.KindEnvironment, Result: pass, Status: pass.RunStatus()},
+		compare.Input{Spec: "pre-release", Kind: compare.KindEnvironment, Result: cand, Status: cand.RunStatus()},
+		compare.DefaultOptions())
+	cmp.Why += " \u202e\r"
+	b.Reset()
+	if err := WriteHTML(&b, cand, HTMLOptions{Compare: cmp}); err != nil {
+		t.Fatal(err)
+	}
+	header, _, _ = strings.Cut(b.String(), `<section id="cases"`)
+	if want := `<p class="status st-failed" id="compare-status"><a href="#compare">comparison</a>: <span class="badge">failed</span> <span class="why">1 scenario regressed \u202e\r</span></p>`; !strings.Contains(header, want) {
+		t.Errorf("the header lacks the comparison's verdict %s:\n%s", want, header)
+	}
+	// A run's report has no such line.
+	b.Reset()
+	if err := WriteHTML(&b, cand, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), `id="compare-status"`) {
+		t.Errorf("a run's report names a comparison")
+	}
+}

@@ -177,14 +177,24 @@ const (
 	longHead  = 200
 )
 
+// cutLong is s cut to its first longHead runes and its length in runes,
+// when it is longer than longValue runes; long is false, and head s,
+// when it is not.
+func cutLong(s string) (head string, n int, long bool) {
+	if n = utf8.RuneCountInString(s); n <= longValue {
+		return s, n, false
+	}
+	return firstRunes(s, longHead), n, true
+}
+
 // showLong is showValue of a value cut to its first longHead runes when
 // it is longer than longValue, with how long it is.
 func (st style) showLong(s, indent string, joiners bool) string {
-	n := utf8.RuneCountInString(s)
-	if n <= longValue {
+	head, n, long := cutLong(s)
+	if !long {
 		return st.showValue(s, indent, joiners)
 	}
-	v := st.showValue(firstRunes(s, longHead), indent, joiners)
+	v := st.showValue(head, indent, joiners)
 	if strings.Contains(s, "\n") && !strings.HasPrefix(v, "|") && !strings.HasPrefix(v, `"`) {
 		// A block stays a block when its head is one line.
 		v = "|\n" + indentLines(v, indent)

@@ -24,6 +24,27 @@
     return e;
   }
 
+  // longText is an element of text that the report may have cut (cut is
+  // its head and length, htmlLong in html_data.go): the head, and a
+  // button that shows the whole text, or the head again.
+  function longText(tag, cls, whole, cut) {
+    var e = el(tag, cls);
+    var text = document.createTextNode(cut || whole);
+    e.appendChild(text);
+    if (!cut) return e;
+    var btn = el("button", "whole", "show all");
+    btn.type = "button";
+    btn.setAttribute("aria-expanded", "false");
+    btn.addEventListener("click", function () {
+      var open = btn.getAttribute("aria-expanded") !== "true";
+      text.nodeValue = open ? whole : cut;
+      btn.textContent = open ? "show less" : "show all";
+      btn.setAttribute("aria-expanded", String(open));
+    });
+    e.appendChild(btn);
+    return e;
+  }
+
   function ms(v) {
     if (v >= 1000) return (v / 1000).toFixed(v >= 10000 ? 0 : 1) + "s";
     if (v >= 10) return Math.round(v) + "ms";
@@ -111,6 +132,10 @@
       body.hidden = !body.hidden;
     } else {
       body = detail(c);
+      // Where a reader copies a link to the case from (reveal).
+      var link = el("a", "permalink", "link to this case");
+      link.href = "#" + art.id;
+      body.insertBefore(link, body.firstChild);
       art.appendChild(body);
     }
     btn.setAttribute("aria-expanded", String(!body.hidden));
@@ -234,13 +259,13 @@
     if (f.exp !== undefined || f.act !== undefined) {
       var kv = el("div", "kv");
       kv.appendChild(el("span", "", "expected"));
-      kv.appendChild(el("pre", "exp", f.exp === undefined ? "" : f.exp));
+      kv.appendChild(longText("pre", "exp", f.exp === undefined ? "" : f.exp, f.expc));
       if (f.near !== undefined) {
         kv.appendChild(el("span", "", "nearest"));
-        kv.appendChild(el("pre", "exp", f.near));
+        kv.appendChild(longText("pre", "exp", f.near, f.nearc));
       }
       kv.appendChild(el("span", "", "actual"));
-      kv.appendChild(el("pre", "act", f.act === undefined ? "" : f.act));
+      kv.appendChild(longText("pre", "act", f.act === undefined ? "" : f.act, f.actc));
       if (f.diff) {
         kv.appendChild(el("span", "", "diff"));
         kv.appendChild(diff(f.diff));
@@ -281,31 +306,67 @@
       if (t.none) {
         turn.appendChild(el("div", "bubble agent none", "(no reply)"));
       } else {
-        turn.appendChild(el("div", "bubble agent" + (t.r ? "" : " none"), t.r || "(no message)"));
+        turn.appendChild(t.r ? longText("div", "bubble agent", t.r, t.rc) : el("div", "bubble agent none", "(no message)"));
         var facts = [];
         if (t.tr && t.tr.length) facts.push(["", "trace: " + t.tr.join(" → ")]);
         if (t.node) facts.push(["", "node: " + t.node]);
-        if (t.st && t.st.length) facts.push(["", "state: " + t.st.join(", ")]);
+        if (t.st && t.st.length) facts.push(["", "state: ", t.st, t.stc]);
         if (t.ho) facts.push(["handoff", "handoff → " + t.ho]);
         if (t.del) facts.push(["", "delayed response"]);
         if (t.end) facts.push(["ended", "conversation ended"]);
         (t.ev || []).forEach(function (e) { facts.push(["", e]); });
-        facts.forEach(function (f) { turn.appendChild(el("div", "facts-turn mono " + f[0], f[1])); });
+        facts.forEach(function (f) {
+          var line = el("div", "facts-turn mono " + f[0], f[1]);
+          // The state's changes, each holding a long value cut as a
+          // reply is.
+          (f[2] || []).forEach(function (ch, i) {
+            if (i) line.appendChild(document.createTextNode(", "));
+            line.appendChild(longText("span", "", ch, (f[3] || [])[i]));
+          });
+          turn.appendChild(line);
+        });
       }
       box.appendChild(turn);
     });
     return box;
   }
 
+  // caseLink is the case the address's fragment names (#case-12, the
+  // link in an opened case), -1 when it names none.
+  function caseLink() {
+    var m = /^#case-(\d+)$/.exec(location.hash);
+    return m && cases[+m[1]] ? +m[1] : -1;
+  }
+
+  // reveal shows case i opened, its row focused: drawn in the list (the
+  // view cleared first when it hides the case) and scrolled to.
+  function reveal(i) {
+    var at = matches.indexOf(i);
+    if (at < 0) {
+      selected = {};
+      query = search.value = "";
+      chips.forEach(function (ch) { ch.setAttribute("aria-pressed", "false"); });
+      apply();
+      at = matches.indexOf(i);
+    }
+    while (rendered <= at) renderMore();
+    var art = document.getElementById("case-" + i);
+    var btn = art.querySelector(".row");
+    if (btn.getAttribute("aria-expanded") !== "true") toggle(art, cases[i], btn);
+    art.scrollIntoView();
+    btn.focus({ preventScroll: true });
+  }
+
   // The filters and the search are kept in the address's fragment, so a
-  // link or a reload shows the same view.
+  // link or a reload shows the same view. A link to a case stays while
+  // no view is chosen.
   function writeHash() {
     var kinds = Object.keys(selected).filter(function (k) { return selected[k]; });
     var parts = [];
     if (kinds.length) parts.push("show=" + kinds.join(","));
     if (query) parts.push("q=" + encodeURIComponent(query));
     var h = parts.length ? "#" + parts.join("&") : "";
-    if (h === location.hash) return;
+    if (h === location.hash || !h && caseLink() >= 0) return;
     try {
       history.replaceState(null, "", h || location.pathname + location.search);
     } catch (e) {
@@ -346,9 +407,10 @@
     timer = setTimeout(function () { query = search.value; apply(); }, 120);
   });
   more.addEventListener("click", renderMore);
-  // The section links scroll to their section and leave the view in the
-  // address, where a reader copies it from or reloads it.
-  Array.prototype.forEach.call(document.querySelectorAll('nav.toc a[href^="#"]'), function (a) {
+  // The section links (and the header's link to the comparison) scroll
+  // to their section and leave the view in the address, where a reader
+  // copies it from or reloads it.
+  Array.prototype.forEach.call(document.querySelectorAll('nav.toc a[href^="#"], #compare-status a'), function (a) {
     a.addEventListener("click", function (e) {
       var target = document.getElementById(a.getAttribute("href").slice(1));
       if (!target) return;
@@ -361,6 +423,10 @@
   // left to the browser.
   window.addEventListener("hashchange", function () {
     var h = location.hash.replace(/^#/, "");
+    if (caseLink() >= 0) {
+      reveal(caseLink());
+      return;
+    }
     if (h && !/(^|&)(show|q)=/.test(h)) return;
     selected = {};
     query = "";
@@ -381,5 +447,6 @@
   }
   readHash();
   apply();
+  if (caseLink() >= 0) reveal(caseLink());
   document.documentElement.setAttribute("data-ready", "true");
 })();
