@@ -154,6 +154,7 @@ func wrappedUnit(c byte) unit {
 			u = append(u, alt{s: br + string(c)})
 		}
 		e.u = u
+		e.info = newUnitInfo(u)
 	})
 	return e.u
 }
@@ -163,11 +164,22 @@ func wrappedUnit(c byte) unit {
 // only itself, since hex has no escaped forms of its own.
 func hexUnits(key string) []unit {
 	out := make([]unit, 0, 2*len(key))
-	for _, d := range hex.EncodeToString([]byte(key)) {
-		out = append(out, unit{{s: string(d), fold: true}})
+	for _, b := range []byte(key) {
+		out = append(out, hexDigitUnits[b>>4], hexDigitUnits[b&0xf])
 	}
 	return out
 }
+
+// hexDigitUnits are the units of the 16 hex digits, shared by every
+// key's hex pattern as asciiUnits are: a table's build (unitEdges) does
+// the work of a unit once, and a key's hex digits are 16 units at most
+// where each of its 2·len(key) digits was one of its own. Never written.
+var hexDigitUnits = func() (out [16]unit) {
+	for i, d := range "0123456789abcdef" {
+		out[i] = unit{{s: string(d), fold: true}}
+	}
+	return out
+}()
 
 // utf16Units are the UTF-16 code units of a key, little- or big-endian:
 // a server or gateway that answers in UTF-16 (a charset=utf-16 error
@@ -254,22 +266,46 @@ func byteUnit(b byte) unit {
 // New's time (a few hundred strings per character). Units are never
 // written after they are built, so the patterns of every redactor share
 // them.
-var asciiUnits [utf8.RuneSelf]struct {
-	once sync.Once
-	u    unit
-}
+var asciiUnits [utf8.RuneSelf]sharedUnit
 
 // wrappedUnits are wrappedUnit of the ASCII characters, built once as
 // asciiUnits are.
-var wrappedUnits [utf8.RuneSelf]struct {
+var wrappedUnits [utf8.RuneSelf]sharedUnit
+
+// sharedUnit is a unit built once and shared by the patterns of every
+// key, with its unitInfo: a table's build takes the pairs inside its
+// forms from there, where working them out again for every table was a
+// quarter of New's time under the race detector. Never written after its
+// once.
+type sharedUnit struct {
 	once sync.Once
 	u    unit
+	info *unitInfo
+}
+
+// sharedInfo is the unitInfo of u when u is one of asciiUnits or
+// wrappedUnits (both start with the character itself), nil otherwise.
+func sharedInfo(u unit) *unitInfo {
+	if len(u) == 0 || len(u[0].s) != 1 || u[0].fold || u[0].s[0] >= utf8.RuneSelf {
+		return nil
+	}
+	c := u[0].s[0]
+	if a := asciiUnit(c); &a[0] == &u[0] {
+		return asciiUnits[c].info
+	}
+	if w := wrappedUnit(c); &w[0] == &u[0] {
+		return wrappedUnits[c].info
+	}
+	return nil
 }
 
 // asciiUnit is charUnit of the ASCII character c.
 func asciiUnit(c byte) unit {
 	e := &asciiUnits[c]
-	e.once.Do(func() { e.u = charUnit(string(rune(c))) })
+	e.once.Do(func() {
+		e.u = charUnit(string(rune(c)))
+		e.info = newUnitInfo(e.u)
+	})
 	return e.u
 }
 

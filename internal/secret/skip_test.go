@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -243,4 +244,50 @@ func TestDeriveOfItsBaseKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("derived from a With redactor", pd, "a reply quoting "+Mask+", "+Mask+", "+learnt+" and "+own)
+}
+
+// TestSharedUnitsBuildTheSameTable: the units every key shares (the
+// ASCII characters, and their base64 forms at a line break) bring their
+// pairs and edges worked out once (sharedInfo); a table built with them
+// is the table built from each unit's forms, pair for pair.
+func TestSharedUnitsBuildTheSameTable(t *testing.T) {
+	t.Parallel()
+	for _, keys := range append(skipKeys, testKeys) {
+		shared, err := newTable(keys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The same patterns, every unit a copy of its own: none is
+		// shared, so each is worked out from its forms.
+		own := &table{inner: new([1 << 16 / 64]uint64), whole: true}
+		memo := map[unitID]*unitEdges{}
+		sharedUnits := 0
+		for _, k := range keys {
+			own.keys = append(own.keys, k)
+			for _, p := range keyPatterns(k) {
+				units := make([]unit, len(p.units))
+				for i, u := range p.units {
+					if sharedInfo(u) != nil {
+						sharedUnits++
+					}
+					units[i] = slices.Clone(u)
+					if sharedInfo(units[i]) != nil {
+						t.Fatalf("%q: a copy of a unit taken for a shared one", keys)
+					}
+				}
+				p.units = units
+				own.add(p, memo)
+			}
+		}
+		if sharedUnits == 0 {
+			t.Fatalf("%q: no unit of the keys' patterns is shared: the test compares nothing", keys)
+		}
+		if *shared.inner != *own.inner {
+			t.Errorf("%q: inner differs from the one built from every unit's forms", keys)
+		}
+		if shared.pairs != own.pairs || shared.minLen != own.minLen || shared.reach != own.reach || shared.escBreaks != own.escBreaks {
+			t.Errorf("%q: pairs equal %t; minLen %d, reach %d, escBreaks %t; from every unit's forms: %d, %d, %t",
+				keys, shared.pairs == own.pairs, shared.minLen, shared.reach, shared.escBreaks, own.minLen, own.reach, own.escBreaks)
+		}
+	}
 }
