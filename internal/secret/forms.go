@@ -62,7 +62,7 @@ func keyPatterns(key string) []pattern {
 		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
 			c := core
 			if enc == base64.URLEncoding {
-				c = strings.NewReplacer("+", "-", "/", "_").Replace(core)
+				c = urlAlphabet.Replace(core)
 			}
 			if c == "" || seen[c] {
 				continue
@@ -78,6 +78,9 @@ func keyPatterns(key string) []pattern {
 	}
 	return pats
 }
+
+// urlAlphabet turns standard base64 into the URL-safe alphabet's.
+var urlAlphabet = strings.NewReplacer("+", "-", "/", "_")
 
 // base64Core is the part of the base64 of key, placed off bytes into a
 // longer text, whose characters depend on the key's bytes alone. lead
@@ -96,7 +99,7 @@ func base64Core(key string, off int) (core string, lead bool) {
 // textUnits splits a key into characters: a rune of valid UTF-8, else a
 // single byte.
 func textUnits(key string) []unit {
-	var out []unit
+	out := make([]unit, 0, len(key))
 	for i := 0; i < len(key); {
 		r, size := utf8.DecodeRuneInString(key[i:])
 		if r == utf8.RuneError && size <= 1 {
@@ -189,7 +192,7 @@ var hexDigitUnits = func() (out [16]unit) {
 // character, or escaped, so a JSON string or an error message quoting the
 // body holds the key too.
 func utf16Units(key string, bigEndian bool) []unit {
-	var out []unit
+	out := make([]unit, 0, len(key))
 	for _, cu := range utf16.Encode([]rune(key)) {
 		if cu < utf8.RuneSelf {
 			e := &asciiUTF16Units[cu][b2i(bigEndian)]
