@@ -320,16 +320,16 @@ func (r *table) addKeys(keys []string, memo map[unitID]*unitEdges) error {
 func (r *table) add(p pattern, memo map[unitID]*unitEdges) {
 	idx := int32(len(r.pats))
 	r.pats = append(r.pats, p)
-	n := 0
-	for _, u := range p.units {
-		longest, esc := spans(u)
-		n += longest
-		r.escBreaks = r.escBreaks || esc
-	}
-	r.reach = max(r.reach, n)
 	if memo != nil {
-		r.addInner(p, memo)
+		r.addInner(p, memo) // and the reach, from the units' edges
 	} else {
+		n := 0
+		for _, u := range p.units {
+			longest, esc := spans(u)
+			n += longest
+			r.escBreaks = r.escBreaks || esc
+		}
+		r.reach = max(r.reach, n)
 		// Without p's pairs in inner, the scan must try every start.
 		r.minLen = 0
 	}
@@ -383,6 +383,10 @@ func (b *byteSet) add(c byte, fold bool) {
 type unitEdges struct {
 	firsts, lasts byteSet
 	least         int
+	// longest and escBreak are what spans says of the unit: add takes
+	// the reach and escBreaks from them as addInner walks the units.
+	longest  int
+	escBreak bool
 }
 
 // unitID tells units apart: patterns share the units of a character
@@ -393,15 +397,18 @@ type unitID struct {
 }
 
 // addInner adds to inner every pair of adjacent bytes a match of p can
-// hold, within a form or across two units' forms, and lowers minLen to
-// p's shortest match. memo holds the units whose forms' own pairs are
-// in, and their edges.
+// hold, within a form or across two units' forms, lowers minLen to p's
+// shortest match, and raises reach to its longest (and sets escBreaks
+// when a form holds an escaped line break). memo holds the units whose
+// forms' own pairs are in, and their edges.
 func (r *table) addInner(p pattern, memo map[unitID]*unitEdges) {
-	shortest, gap := 0, false
+	shortest, longest, gap := 0, 0, false
 	next := r.unitEdges(p.units[0], memo)
 	for k := range p.units {
 		e := next
 		shortest += e.least
+		longest += e.longest
+		r.escBreaks = r.escBreaks || e.escBreak
 		gap = gap || e.least == 0
 		if k+1 == len(p.units) {
 			break
@@ -428,6 +435,7 @@ func (r *table) addInner(p pattern, memo map[unitID]*unitEdges) {
 	if len(r.pats) == 1 || shortest < r.minLen { // p is r.pats' last
 		r.minLen = shortest
 	}
+	r.reach = max(r.reach, longest)
 }
 
 // unitEdges adds the pairs inside u's forms to inner, once, and returns
@@ -458,6 +466,7 @@ func (r *table) unitEdges(u unit, memo map[unitID]*unitEdges) *unitEdges {
 // and returns u's edges.
 func formPairs(u unit, set *[1 << 16 / 64]uint64) *unitEdges {
 	e := &unitEdges{least: len(u[0].s)}
+	e.longest, e.escBreak = formSpans(u)
 	for _, a := range u {
 		e.least = min(e.least, len(a.s))
 		if a.s == "" {
@@ -479,7 +488,7 @@ func formPairs(u unit, set *[1 << 16 / 64]uint64) *unitEdges {
 // a JSON-escaped line break (escapedBreak).
 func spans(u unit) (longest int, escBreak bool) {
 	if info := sharedInfo(u); info != nil {
-		return info.longest, info.escBreak
+		return info.edges.longest, info.edges.escBreak
 	}
 	return formSpans(u)
 }
@@ -494,20 +503,16 @@ func formSpans(u unit) (longest int, escBreak bool) {
 }
 
 // unitInfo is what a table's build needs of a unit, kept: its edges and
-// the pairs formPairs adds, each once, as indexes into a pair bitset,
-// and what spans says of it.
+// the pairs formPairs adds, each once, as indexes into a pair bitset.
 type unitInfo struct {
-	edges    unitEdges
-	pairs    []uint16
-	longest  int
-	escBreak bool
+	edges unitEdges
+	pairs []uint16
 }
 
 // newUnitInfo works out u's unitInfo.
 func newUnitInfo(u unit) *unitInfo {
 	var set [1 << 16 / 64]uint64
 	info := &unitInfo{edges: *formPairs(u, &set)}
-	info.longest, info.escBreak = formSpans(u)
 	for wi, w := range set {
 		for ; w != 0; w &= w - 1 {
 			info.pairs = append(info.pairs, uint16(wi<<6|bits.TrailingZeros64(w)))

@@ -319,5 +319,15 @@ func TestSharedUnitsBuildTheSameTable(t *testing.T) {
 			t.Errorf("%q: pairs equal %t; minLen %d, reach %d, escBreaks %t; from every unit's forms: %d, %d, %t",
 				keys, shared.pairs == own.pairs, shared.minLen, shared.reach, shared.escBreaks, own.minLen, own.reach, own.escBreaks)
 		}
+		// A table extend builds, without inner, takes its reach from the
+		// units' spans rather than their edges: the same.
+		ext, err := (*table)(nil).extend(keys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ext.reach != shared.reach || ext.escBreaks != shared.escBreaks || ext.pairs != shared.pairs {
+			t.Errorf("%q: extended from none, reach %d, escBreaks %t (pairs equal %t); built whole: %d, %t",
+				keys, ext.reach, ext.escBreaks, ext.pairs == shared.pairs, shared.reach, shared.escBreaks)
+		}
 	}
 }
