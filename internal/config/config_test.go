@@ -1033,6 +1033,10 @@ target "clean": AGENTTEST_ACCOUNT_ID holds the build_key: a key is sent only in 
 		{"clean", map[string]string{EnvWebhookURL: "https://hooks.example.com/" + bk + "/" + url.PathEscape(rk)}, `target "clean": AGENTTEST_WEBHOOK_URL holds the build_key: a key is sent only in the headers of a call, never in a URL or an id (remove the key from AGENTTEST_WEBHOOK_URL; agenttest sends the build_key with every call itself)`},
 		{"clean", map[string]string{EnvCallToken: "call-PLANTED-token-0123", EnvSMSConnectorID: "call-PLANTED-token-0123", EnvConnectorToken: "conn-PLANTED-token-0123", EnvWebhookListen: "conn-PLANTED-token-0123"}, `target "clean": AGENTTEST_WEBHOOK_LISTEN holds the connector_token: a key is sent only in the headers of a call, never in a URL or an id (remove the key from AGENTTEST_WEBHOOK_LISTEN; agenttest sends the connector_token with every call itself)
 target "clean": AGENTTEST_SMS_CONNECTOR_ID holds the call_token: a key is sent only in the headers of a call, never in a URL or an id (remove the key from AGENTTEST_SMS_CONNECTOR_ID; agenttest sends the call_token with every call itself)`},
+		// A key too short to mask, refused as such, keeps no other from
+		// being found in the settings.
+		{"clean", map[string]string{EnvCallToken: "short", EnvAccountID: bk}, `target "clean": call_token (from AGENTTEST_CALL_TOKEN) is 5 characters long; keys shorter than 12 characters are refused, since they cannot be told apart from ordinary text in replies and reports (use the full key the platform issued)
+target "clean": AGENTTEST_ACCOUNT_ID holds the build_key: a key is sent only in the headers of a call, never in a URL or an id (remove the key from AGENTTEST_ACCOUNT_ID; agenttest sends the build_key with every call itself)`},
 		// A brand is a word of letters and digits: one that holds a key
 		// is said to, and one that cannot be a brand is refused without
 		// its value.

@@ -62,7 +62,7 @@ func keyPatterns(key string) []pattern {
 		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
 			c := core
 			if enc == base64.URLEncoding {
-				c = strings.NewReplacer("+", "-", "/", "_").Replace(core)
+				c = urlAlphabet.Replace(core)
 			}
 			if c == "" || seen[c] {
 				continue
@@ -78,6 +78,9 @@ func keyPatterns(key string) []pattern {
 	}
 	return pats
 }
+
+// urlAlphabet turns standard base64 into the URL-safe alphabet's.
+var urlAlphabet = strings.NewReplacer("+", "-", "/", "_")
 
 // base64Core is the part of the base64 of key, placed off bytes into a
 // longer text, whose characters depend on the key's bytes alone. lead
@@ -96,7 +99,7 @@ func base64Core(key string, off int) (core string, lead bool) {
 // textUnits splits a key into characters: a rune of valid UTF-8, else a
 // single byte.
 func textUnits(key string) []unit {
-	var out []unit
+	out := make([]unit, 0, len(key))
 	for i := 0; i < len(key); {
 		r, size := utf8.DecodeRuneInString(key[i:])
 		if r == utf8.RuneError && size <= 1 {
@@ -154,6 +157,7 @@ func wrappedUnit(c byte) unit {
 			u = append(u, alt{s: br + string(c)})
 		}
 		e.u = u
+		e.info = newUnitInfo(u)
 	})
 	return e.u
 }
@@ -163,11 +167,22 @@ func wrappedUnit(c byte) unit {
 // only itself, since hex has no escaped forms of its own.
 func hexUnits(key string) []unit {
 	out := make([]unit, 0, 2*len(key))
-	for _, d := range hex.EncodeToString([]byte(key)) {
-		out = append(out, unit{{s: string(d), fold: true}})
+	for _, b := range []byte(key) {
+		out = append(out, hexDigitUnits[b>>4], hexDigitUnits[b&0xf])
 	}
 	return out
 }
+
+// hexDigitUnits are the units of the 16 hex digits, shared by every
+// key's hex pattern as asciiUnits are: a table's build (unitEdges) does
+// the work of a unit once, and a key's hex digits are 16 units at most
+// where each of its 2·len(key) digits was one of its own. Never written.
+var hexDigitUnits = func() (out [16]unit) {
+	for i, d := range "0123456789abcdef" {
+		out[i] = unit{{s: string(d), fold: true}}
+	}
+	return out
+}()
 
 // utf16Units are the UTF-16 code units of a key, little- or big-endian:
 // a server or gateway that answers in UTF-16 (a charset=utf-16 error
@@ -177,7 +192,7 @@ func hexUnits(key string) []unit {
 // character, or escaped, so a JSON string or an error message quoting the
 // body holds the key too.
 func utf16Units(key string, bigEndian bool) []unit {
-	var out []unit
+	out := make([]unit, 0, len(key))
 	for _, cu := range utf16.Encode([]rune(key)) {
 		if cu < utf8.RuneSelf {
 			e := &asciiUTF16Units[cu][b2i(bigEndian)]
@@ -254,22 +269,46 @@ func byteUnit(b byte) unit {
 // New's time (a few hundred strings per character). Units are never
 // written after they are built, so the patterns of every redactor share
 // them.
-var asciiUnits [utf8.RuneSelf]struct {
-	once sync.Once
-	u    unit
-}
+var asciiUnits [utf8.RuneSelf]sharedUnit
 
 // wrappedUnits are wrappedUnit of the ASCII characters, built once as
 // asciiUnits are.
-var wrappedUnits [utf8.RuneSelf]struct {
+var wrappedUnits [utf8.RuneSelf]sharedUnit
+
+// sharedUnit is a unit built once and shared by the patterns of every
+// key, with its unitInfo: a table's build takes the pairs inside its
+// forms from there, where working them out again for every table was a
+// quarter of New's time under the race detector. Never written after its
+// once.
+type sharedUnit struct {
 	once sync.Once
 	u    unit
+	info *unitInfo
+}
+
+// sharedInfo is the unitInfo of u when u is one of asciiUnits or
+// wrappedUnits (both start with the character itself), nil otherwise.
+func sharedInfo(u unit) *unitInfo {
+	if len(u) == 0 || len(u[0].s) != 1 || u[0].fold || u[0].s[0] >= utf8.RuneSelf {
+		return nil
+	}
+	c := u[0].s[0]
+	if a := asciiUnit(c); &a[0] == &u[0] {
+		return asciiUnits[c].info
+	}
+	if w := wrappedUnit(c); &w[0] == &u[0] {
+		return wrappedUnits[c].info
+	}
+	return nil
 }
 
 // asciiUnit is charUnit of the ASCII character c.
 func asciiUnit(c byte) unit {
 	e := &asciiUnits[c]
-	e.once.Do(func() { e.u = charUnit(string(rune(c))) })
+	e.once.Do(func() {
+		e.u = charUnit(string(rune(c)))
+		e.info = newUnitInfo(e.u)
+	})
 	return e.u
 }
 

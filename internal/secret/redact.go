@@ -142,7 +142,9 @@ func New(keys ...string) (*Redactor, error) {
 // newTable builds the table of keys, with the pairs the scan skips by.
 func newTable(keys []string) (*table, error) {
 	t := &table{inner: new([1 << 16 / 64]uint64), whole: true}
-	if err := t.addKeys(keys, map[unitID]*unitEdges{}); err != nil {
+	// Room for the distinct units of a few keys: growing the map as it
+	// filled was a twentieth of the build.
+	if err := t.addKeys(keys, make(map[unitID]*unitEdges, 64*max(1, len(keys)))); err != nil {
 		return nil, err
 	}
 	return t, nil
@@ -318,19 +320,16 @@ func (r *table) addKeys(keys []string, memo map[unitID]*unitEdges) error {
 func (r *table) add(p pattern, memo map[unitID]*unitEdges) {
 	idx := int32(len(r.pats))
 	r.pats = append(r.pats, p)
-	n := 0
-	for _, u := range p.units {
-		longest := 0
-		for _, a := range u {
-			longest = max(longest, len(a.s))
-			r.escBreaks = r.escBreaks || escapedBreak(a.s)
-		}
-		n += longest
-	}
-	r.reach = max(r.reach, n)
 	if memo != nil {
-		r.addInner(p, memo)
+		r.addInner(p, memo) // and the reach, from the units' edges
 	} else {
+		n := 0
+		for _, u := range p.units {
+			longest, esc := spans(u)
+			n += longest
+			r.escBreaks = r.escBreaks || esc
+		}
+		r.reach = max(r.reach, n)
 		// Without p's pairs in inner, the scan must try every start.
 		r.minLen = 0
 	}
@@ -384,6 +383,10 @@ func (b *byteSet) add(c byte, fold bool) {
 type unitEdges struct {
 	firsts, lasts byteSet
 	least         int
+	// longest and escBreak are what spans says of the unit: add takes
+	// the reach and escBreaks from them as addInner walks the units.
+	longest  int
+	escBreak bool
 }
 
 // unitID tells units apart: patterns share the units of a character
@@ -394,15 +397,18 @@ type unitID struct {
 }
 
 // addInner adds to inner every pair of adjacent bytes a match of p can
-// hold, within a form or across two units' forms, and lowers minLen to
-// p's shortest match. memo holds the units whose forms' own pairs are
-// in, and their edges.
+// hold, within a form or across two units' forms, lowers minLen to p's
+// shortest match, and raises reach to its longest (and sets escBreaks
+// when a form holds an escaped line break). memo holds the units whose
+// forms' own pairs are in, and their edges.
 func (r *table) addInner(p pattern, memo map[unitID]*unitEdges) {
-	shortest, gap := 0, false
+	shortest, longest, gap := 0, 0, false
 	next := r.unitEdges(p.units[0], memo)
 	for k := range p.units {
 		e := next
 		shortest += e.least
+		longest += e.longest
+		r.escBreaks = r.escBreaks || e.escBreak
 		gap = gap || e.least == 0
 		if k+1 == len(p.units) {
 			break
@@ -429,10 +435,12 @@ func (r *table) addInner(p pattern, memo map[unitID]*unitEdges) {
 	if len(r.pats) == 1 || shortest < r.minLen { // p is r.pats' last
 		r.minLen = shortest
 	}
+	r.reach = max(r.reach, longest)
 }
 
 // unitEdges adds the pairs inside u's forms to inner, once, and returns
-// its edges.
+// its edges. A unit every key shares (sharedInfo) has them worked out
+// once for every table: a table's build ORs in its pairs.
 func (r *table) unitEdges(u unit, memo map[unitID]*unitEdges) *unitEdges {
 	if len(u) == 0 {
 		return &unitEdges{}
@@ -441,7 +449,24 @@ func (r *table) unitEdges(u unit, memo map[unitID]*unitEdges) *unitEdges {
 	if e, ok := memo[id]; ok {
 		return e
 	}
+	var e *unitEdges
+	if info := sharedInfo(u); info != nil {
+		for _, i := range info.pairs {
+			r.inner[i>>6] |= 1 << (i & 63)
+		}
+		e = &info.edges
+	} else {
+		e = formPairs(u, r.inner)
+	}
+	memo[id] = e
+	return e
+}
+
+// formPairs adds to set every pair of adjacent bytes inside u's forms,
+// and returns u's edges.
+func formPairs(u unit, set *[1 << 16 / 64]uint64) *unitEdges {
 	e := &unitEdges{least: len(u[0].s)}
+	e.longest, e.escBreak = formSpans(u)
 	for _, a := range u {
 		e.least = min(e.least, len(a.s))
 		if a.s == "" {
@@ -451,13 +476,49 @@ func (r *table) unitEdges(u unit, memo map[unitID]*unitEdges) *unitEdges {
 			continue // not in inner: find tries every start of a text with one
 		}
 		for j := 0; j+1 < len(a.s); j++ {
-			addPair(r.inner, a.s[j], a.s[j+1], a.fold, a.fold)
+			addPair(set, a.s[j], a.s[j+1], a.fold, a.fold)
 		}
 		e.firsts.add(a.s[0], a.fold)
 		e.lasts.add(a.s[len(a.s)-1], a.fold)
 	}
-	memo[id] = e
 	return e
+}
+
+// spans returns the length of u's longest form, and whether a form holds
+// a JSON-escaped line break (escapedBreak).
+func spans(u unit) (longest int, escBreak bool) {
+	if info := sharedInfo(u); info != nil {
+		return info.edges.longest, info.edges.escBreak
+	}
+	return formSpans(u)
+}
+
+// formSpans is spans, worked out from u's forms.
+func formSpans(u unit) (longest int, escBreak bool) {
+	for _, a := range u {
+		longest = max(longest, len(a.s))
+		escBreak = escBreak || escapedBreak(a.s)
+	}
+	return longest, escBreak
+}
+
+// unitInfo is what a table's build needs of a unit, kept: its edges and
+// the pairs formPairs adds, each once, as indexes into a pair bitset.
+type unitInfo struct {
+	edges unitEdges
+	pairs []uint16
+}
+
+// newUnitInfo works out u's unitInfo.
+func newUnitInfo(u unit) *unitInfo {
+	var set [1 << 16 / 64]uint64
+	info := &unitInfo{edges: *formPairs(u, &set)}
+	for wi, w := range set {
+		for ; w != 0; w &= w - 1 {
+			info.pairs = append(info.pairs, uint16(wi<<6|bits.TrailingZeros64(w)))
+		}
+	}
+	return info
 }
 
 // variants is c and, when folding, its other ASCII case.

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -62,9 +63,7 @@ func TestFindSkipsNothing(t *testing.T) {
 			t.Errorf("%q: shortest match %d bytes: the scan cannot skip", keys, r.minLen)
 		}
 		for _, text := range skipTexts(keys, rng) {
-			for from := 0; from <= len(text); from++ {
-				checkFind(t, r, text, from)
-			}
+			checkFindEverywhere(t, r, text)
 		}
 	}
 }
@@ -78,6 +77,42 @@ func checkFind(t *testing.T, r *table, text string, from int) {
 	}
 	if bs, be, bok := find(r, []byte(text), from); bs != s || be != e || bok != ok {
 		t.Fatalf("find of bytes(%q, %d) = %d, %d, %v; of the string: %d, %d, %v", text, from, bs, be, bok, s, e, ok)
+	}
+}
+
+// checkFindEverywhere is checkFind from every position of text. Trying
+// every start from a position finds the match at the first start, at or
+// after it, that has one (findIn tries the starts in order): each start
+// is tried once, from the end back, rather than the rest of the text
+// from every position, which made the check quadratic in the text.
+func checkFindEverywhere(t *testing.T, r *table, text string) {
+	t.Helper()
+	type found struct {
+		s, e int
+		ok   bool
+	}
+	wants := make([]found, len(text)+1)
+	var next found // the first match at or after from
+	for from := len(text); from >= 0; from-- {
+		if s, e, ok := findIn(r, text, from, from+1); ok {
+			next = found{s, e, true}
+		}
+		wants[from] = next
+	}
+	// The oracle is findIn's over the rest of the text, start by start.
+	for _, from := range []int{0, len(text) / 2} {
+		if s, e, ok := findIn(r, text, from, len(text)); (found{s, e, ok}) != wants[from] {
+			t.Fatalf("findIn(%q, %d) over the rest of the text = %d, %d, %v; start by start: %+v", text, from, s, e, ok, wants[from])
+		}
+	}
+	for from, w := range wants {
+		s, e, ok := find(r, text, from)
+		if (found{s, e, ok}) != w {
+			t.Fatalf("find(%q, %d) = %d, %d, %v; every start tried: %d, %d, %v", text, from, s, e, ok, w.s, w.e, w.ok)
+		}
+		if bs, be, bok := find(r, []byte(text), from); bs != s || be != e || bok != ok {
+			t.Fatalf("find of bytes(%q, %d) = %d, %d, %v; of the string: %d, %d, %v", text, from, bs, be, bok, s, e, ok)
+		}
 	}
 }
 
@@ -105,9 +140,7 @@ func TestWithScansEveryStart(t *testing.T) {
 		t.Errorf("With a key: minLen %d, want 0 (every start tried)", got)
 	}
 	text := "a reply quoting short-key-12, short%2Dkey%2D12 and a-much-longer-key-than-the-shortest-0123456789"
-	for from := range len(text) + 1 {
-		checkFind(t, short.current(), text, from)
-	}
+	checkFindEverywhere(t, short.current(), text)
 	if got := short.String(text); strings.Contains(got, "short") || strings.Contains(got, "longer") {
 		t.Errorf("not redacted: %q", got)
 	}
@@ -193,9 +226,7 @@ func checkSkips(t *testing.T, when string, r *Redactor, text, want string) {
 	if tb.minLen < 3 {
 		t.Errorf("%s: shortest match %d bytes: the scan cannot skip", when, tb.minLen)
 	}
-	for from := range len(text) + 1 {
-		checkFind(t, tb, text, from)
-	}
+	checkFindEverywhere(t, tb, text)
 	if got := r.String(text); got != want {
 		t.Errorf("%s: %q, want %q", when, got, want)
 	}
@@ -243,4 +274,60 @@ func TestDeriveOfItsBaseKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("derived from a With redactor", pd, "a reply quoting "+Mask+", "+Mask+", "+learnt+" and "+own)
+}
+
+// TestSharedUnitsBuildTheSameTable: the units every key shares (the
+// ASCII characters, and their base64 forms at a line break) bring their
+// pairs and edges worked out once (sharedInfo); a table built with them
+// is the table built from each unit's forms, pair for pair.
+func TestSharedUnitsBuildTheSameTable(t *testing.T) {
+	t.Parallel()
+	for _, keys := range append(skipKeys, testKeys) {
+		shared, err := newTable(keys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The same patterns, every unit a copy of its own: none is
+		// shared, so each is worked out from its forms.
+		own := &table{inner: new([1 << 16 / 64]uint64), whole: true}
+		memo := map[unitID]*unitEdges{}
+		sharedUnits := 0
+		for _, k := range keys {
+			own.keys = append(own.keys, k)
+			for _, p := range keyPatterns(k) {
+				units := make([]unit, len(p.units))
+				for i, u := range p.units {
+					if sharedInfo(u) != nil {
+						sharedUnits++
+					}
+					units[i] = slices.Clone(u)
+					if sharedInfo(units[i]) != nil {
+						t.Fatalf("%q: a copy of a unit taken for a shared one", keys)
+					}
+				}
+				p.units = units
+				own.add(p, memo)
+			}
+		}
+		if sharedUnits == 0 {
+			t.Fatalf("%q: no unit of the keys' patterns is shared: the test compares nothing", keys)
+		}
+		if *shared.inner != *own.inner {
+			t.Errorf("%q: inner differs from the one built from every unit's forms", keys)
+		}
+		if shared.pairs != own.pairs || shared.minLen != own.minLen || shared.reach != own.reach || shared.escBreaks != own.escBreaks {
+			t.Errorf("%q: pairs equal %t; minLen %d, reach %d, escBreaks %t; from every unit's forms: %d, %d, %t",
+				keys, shared.pairs == own.pairs, shared.minLen, shared.reach, shared.escBreaks, own.minLen, own.reach, own.escBreaks)
+		}
+		// A table extend builds, without inner, takes its reach from the
+		// units' spans rather than their edges: the same.
+		ext, err := (*table)(nil).extend(keys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ext.reach != shared.reach || ext.escBreaks != shared.escBreaks || ext.pairs != shared.pairs {
+			t.Errorf("%q: extended from none, reach %d, escBreaks %t (pairs equal %t); built whole: %d, %t",
+				keys, ext.reach, ext.escBreaks, ext.pairs == shared.pairs, shared.reach, shared.escBreaks)
+		}
+	}
 }
