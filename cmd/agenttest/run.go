@@ -67,7 +67,9 @@ apply to every scenario that sets none of repeat, pass_rate and
 confidence itself. With --confidence such a scenario runs fresh sessions
 until a sequential test decides, with the stated probability of the right
 verdict; one that reaches --repeat undecided is inconclusive and fails
-(docs/writing-scenarios.md, "Agents whose answers vary"). A quarantined
+(docs/writing-scenarios.md, "Agents whose answers vary"). Before the run,
+a note on stderr says how many sessions the statistical scenarios may
+open. A quarantined
 scenario runs and is reported but does not change the exit code until its
 quarantine lapses.
 
@@ -425,6 +427,9 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		return reported(exitUsage)
 	}
 	if note := o.statsOptions.probeNote(plan); note != "" {
+		fmt.Fprintln(st.Stderr, note)
+	}
+	if note := o.statsOptions.costNote(plan); note != "" {
 		fmt.Fprintln(st.Stderr, note)
 	}
 	if d := unsetEnv(plan, st.LookupEnv); d.HasErrors() {
