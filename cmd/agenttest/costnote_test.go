@@ -14,8 +14,7 @@ import (
 // and a skipped scenario opens none.
 func TestStatisticalCostSaidBeforeTheRun(t *testing.T) {
 	t.Parallel()
-	agent := "id: dice\nstart: Hello\nintents:\n  roll:\n    patterns: ['\\broll\\b']\nroutes:\n  - intent: roll\n    goto: Roll\n" +
-		"nodes:\n  Hello: {say: Hello}\n  Roll: {say: six}\n"
+	agent := diceAgent("six")
 	roll := "    turns:\n      - say: roll the dice\n        expect: {response: six}\n"
 	suite := "agent: dice\nscenarios:\n" +
 		"  - name: rolls a six\n    pass_rate: 0.9\n    confidence: 0.95\n" + roll +

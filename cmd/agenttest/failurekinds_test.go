@@ -17,8 +17,7 @@ import (
 // the rare wrong answer without opening the other transcripts.
 func TestRepeatedFailuresGroupedByKind(t *testing.T) {
 	t.Parallel()
-	agent := "id: dice\nstart: Hello\nintents:\n  roll:\n    patterns: ['\\broll\\b']\nroutes:\n  - intent: roll\n    goto: Roll\n" +
-		"nodes:\n  Hello: {say: Hello}\n  Roll:\n    say: [{text: six, weight: 80}, {text: five, weight: 16}, {text: four, weight: 4}]\n"
+	agent := diceAgent("[{text: six, weight: 80}, {text: five, weight: 16}, {text: four, weight: 4}]")
 	suite := "agent: dice\nscenarios:\n  - name: rolls a six\n    repeat: 40\n    pass_rate: 0.9\n    turns:\n      - say: roll the dice\n        expect: {response: six}\n"
 	dir := writeTree(t, map[string]string{"agents/dice.yaml": agent, "suites/s.yaml": suite})
 	out := newCLI(t, dir, nil, "run", "suites", "--sim-agents", "agents", "--seed", "1", "--junit", "r.xml").expect(t, exitFailed)

@@ -19,8 +19,7 @@ import (
 // console.
 func TestReportsNameTheSimulatorsSeed(t *testing.T) {
 	t.Parallel()
-	agent := "id: dice\nstart: Hello\nintents:\n  roll:\n    patterns: ['\\broll\\b']\nroutes:\n  - intent: roll\n    goto: Roll\n" +
-		"nodes:\n  Hello: {say: Hello}\n  Roll:\n    say: [{text: six, weight: 70}, {text: five, weight: 30}]\n"
+	agent := diceAgent("[{text: six, weight: 70}, {text: five, weight: 30}]")
 	suite := "agent: dice\nscenarios:\n  - name: rolls a six\n    repeat: 30\n    pass_rate: 0.9\n    turns:\n      - say: roll the dice\n        expect: {response: six}\n"
 	dir := writeTree(t, map[string]string{"agents/dice.yaml": agent, "suites/s.yaml": suite})
 	strip := regexp.MustCompile(`(?m)^    runs: (\S+)`)
