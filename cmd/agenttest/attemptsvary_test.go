@@ -13,8 +13,7 @@ import (
 // that gives the same wrong answer every time.
 func TestRetriedAttemptsSayWhatTheAgentAnswered(t *testing.T) {
 	t.Parallel()
-	agent := "id: dice\nstart: Hello\nintents:\n  roll:\n    patterns: ['\\broll\\b']\nroutes:\n  - intent: roll\n    goto: Roll\n" +
-		"nodes:\n  Hello: {say: Hello}\n  Roll: {say: [one, two, three]}\n"
+	agent := diceAgent("[one, two, three]")
 	suite := "agent: dice\nscenarios:\n  - name: rolls a six\n    retries: 5\n    turns:\n      - say: roll the dice\n        expect: {response: six}\n"
 	dir := writeTree(t, map[string]string{"agents/dice.yaml": agent, "suites/s.yaml": suite})
 	out := newCLI(t, dir, nil, "run", "suites", "--sim-agents", "agents", "--seed", "7").expect(t, exitFailed)
@@ -29,4 +28,11 @@ func TestRetriedAttemptsSayWhatTheAgentAnswered(t *testing.T) {
 	if strings.Contains(out, "(actual: six)") {
 		t.Errorf("an attempt says the agent answered six:\n%s", out)
 	}
+}
+
+// diceAgent is the definition of an agent that answers "roll" with say:
+// a reply, a list of phrasings, or weighted ones.
+func diceAgent(say string) string {
+	return "id: dice\nstart: Hello\nintents:\n  roll:\n    patterns: ['\\broll\\b']\nroutes:\n  - intent: roll\n    goto: Roll\n" +
+		"nodes:\n  Hello: {say: Hello}\n  Roll: {say: " + say + "}\n"
 }

@@ -783,7 +783,7 @@ func (o *compareOptions) sideOptions(st *State, cfg *config.File, tgt *config.Ta
 		Now:            st.Now,
 		Sleep:          st.Sleep,
 		Seed:           o.seed,
-		Target:         runnerTarget(tgt),
+		Target:         runnerTarget(tgt, o.seed),
 		Redactor:       red,
 		Stats:          o.statsOptions.stats(),
 		AllowNumber:    tgt.AllowsNumber,

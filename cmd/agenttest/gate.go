@@ -168,7 +168,8 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 
 	// The environment the pipeline promotes from is the target's, as a
 	// run of the target would test it: sandbox when it names none.
-	gt := runnerTarget(tgt)
+	// The gate compares platforms: a seed names none.
+	gt := runnerTarget(tgt, 0)
 	gt.Env = cmp.Or(gt.Env, runner.DefaultEnv)
 	gopts := gate.Options{Now: now(st), MaxAge: o.maxAge, Target: gt, Agents: o.agents}
 	active, refused := readActive(ctx, client, gate.Needed(ev, gopts), configTurnTimeout(cfg), st.Now, st.AfterFunc)

@@ -252,8 +252,13 @@ func TestConsoleReaderGoesAway(t *testing.T) {
 	if code := exitStatus(t, cmd, 60*time.Second); code != exitFailed {
 		t.Fatalf("exit %d, want %d (the run's own)\nstderr:\n%s", code, exitFailed, stderr)
 	}
-	if stderr.String() != "" {
-		t.Errorf("stderr: %s", stderr)
+	// The run's note of what its statistical scenario may cost is all
+	// it says on stderr: nothing of a broken pipe.
+	for l := range strings.Lines(stderr.String()) {
+		if !strings.HasPrefix(l, "agenttest: note: ") {
+			t.Errorf("stderr: %s", stderr)
+			break
+		}
 	}
 	res := &drillResult{code: exitFailed}
 	res.readReports(t, "", junit, report)

@@ -67,7 +67,9 @@ apply to every scenario that sets none of repeat, pass_rate and
 confidence itself. With --confidence such a scenario runs fresh sessions
 until a sequential test decides, with the stated probability of the right
 verdict; one that reaches --repeat undecided is inconclusive and fails
-(docs/writing-scenarios.md, "Agents whose answers vary"). A quarantined
+(docs/writing-scenarios.md, "Agents whose answers vary"). Before the run,
+a note on stderr says how many sessions the statistical scenarios may
+open. A quarantined
 scenario runs and is reported but does not change the exit code until its
 quarantine lapses.
 
@@ -427,6 +429,9 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	if note := o.statsOptions.probeNote(plan); note != "" {
 		fmt.Fprintln(st.Stderr, note)
 	}
+	if note := o.statsOptions.costNote(plan); note != "" {
+		fmt.Fprintln(st.Stderr, note)
+	}
 	if d := unsetEnv(plan, st.LookupEnv); d.HasErrors() {
 		sources{st: st, cfg: cfg}.write(st.Stderr, d, false)
 		return reported(exitUsage)
@@ -457,7 +462,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 			fmt.Fprintf(st.Stderr, "agenttest: nothing to test: %s\n", o.emptyReason(suites, o.paths, o.pathsGiven))
 		}
 		human := newHuman(st, o, st.Stdout)
-		res := &result.Result{Started: now(st), Target: runnerTarget(tgt), Files: []*result.File{}, Shard: o.shardResult(), Rerun: o.rerunResult()}
+		res := &result.Result{Started: now(st), Target: runnerTarget(tgt, o.seed), Files: []*result.File{}, Shard: o.shardResult(), Rerun: o.rerunResult()}
 		human.RunStarted(0, res.Target)
 		human.RunFinished(res)
 		return conclude(st, o, human, res)
@@ -536,7 +541,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		AfterFunc:    st.AfterFunc,
 		Sleep:        st.Sleep,
 		Seed:         o.seed,
-		Target:       runnerTarget(tgt),
+		Target:       runnerTarget(tgt, o.seed),
 		Redactor:     red,
 		Stats:        o.statsOptions.stats(),
 		VerdictsOnly: o.verdictsOnly(st),
@@ -825,11 +830,17 @@ func writeReport(st *State, name string, render func(io.Writer) error) error {
 	return nil
 }
 
-func runnerTarget(t *config.Target) result.Target {
-	return result.Target{
+// runnerTarget is the target as the reports name it; on the embedded
+// simulator with its seed, which replays the simulator's draws.
+func runnerTarget(t *config.Target, seed int64) result.Target {
+	rt := result.Target{
 		Name: t.Name, BuildURL: t.BuildURL, RuntimeURL: t.RuntimeURL,
 		AccountID: t.AccountID, Env: t.Env, Embedded: t.Embedded,
 	}
+	if t.Embedded {
+		rt.Seed = seed
+	}
+	return rt
 }
 
 // targetProblems reports, before anything runs, what the scenarios of a

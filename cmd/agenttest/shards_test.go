@@ -210,7 +210,7 @@ func TestMergeShards(t *testing.T) {
 			os.WriteFile(edited, []byte(strings.Replace(string(b), number, tc.kn, 1)), 0o644)
 			for _, args := range [][]string{{edited}, {shard(1), edited, shard(3), "--force"}} {
 				c := merge(exitUsage, args...)
-				if want := "agenttest: merge: " + edited + ":31" + tc.want + "\n"; !strings.Contains(c.stderr.String(), want) {
+				if want := "agenttest: merge: " + edited + ":32" + tc.want + "\n"; !strings.Contains(c.stderr.String(), want) {
 					t.Errorf("%s: %v: stderr lacks %q:\n%s", tc.name, args, want, c.stderr)
 				}
 			}

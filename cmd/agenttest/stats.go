@@ -91,6 +91,47 @@ func (o statsOptions) probeNote(suites []*scenario.Suite) string {
 		strings.Join(o.setFlags(), ", "), len(names), plural(len(names), "scenario", "scenarios"), strings.Join(names, ", "))
 }
 
+// costNote says, before the run, how many sessions its statistical
+// scenarios may open: each runs until its test decides, and against a
+// rate-limited platform its limit (282 runs for pass rate 0.9, margin 0.1
+// at 95%) is what the run may take. For each it gives the limit and the
+// runs an agent at exactly its pass rate takes on average
+// (stats.Design.Operating). A fixed repeat says its cost in the file.
+// Empty when no selected scenario is statistical.
+func (o statsOptions) costNote(suites []*scenario.Suite) string {
+	var lines []string
+	total, n := 0, 0
+	for _, s := range suites {
+		for _, sc := range s.Scenarios {
+			if sc.Skip != "" {
+				continue
+			}
+			st := sc.RunStats(o.stats()).Resolve()
+			if !st.Sequential() {
+				continue
+			}
+			n++
+			total += st.Repeat
+			if len(lines) < costLines {
+				d := st.Design()
+				lines = append(lines, fmt.Sprintf("%s %q: up to %d (about %.0f for an agent at %s)", sc.Pos, sc.Name, st.Repeat,
+					d.Operating(d.PassRate, st.Repeat).MeanRuns, strconv.FormatFloat(d.PassRate, 'f', -1, 64)))
+			}
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	if n > costLines {
+		lines = append(lines, fmt.Sprintf("and %d more", n-costLines))
+	}
+	return fmt.Sprintf("agenttest: note: %d statistical %s may open up to %d sessions (and one more for each errored run): %s",
+		n, plural(n, "scenario", "scenarios"), total, strings.Join(lines, "; "))
+}
+
+// costLines is the number of scenarios the cost note names.
+const costLines = 3
+
 // setFlags names the statistical flags that are set.
 func (o statsOptions) setFlags() []string {
 	var out []string

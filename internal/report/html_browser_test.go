@@ -95,6 +95,24 @@ func TestHTMLInBrowser(t *testing.T) {
 		}
 		p.CheckClean(t, path)
 	})
+	t.Run("what the failed runs got wrong", func(t *testing.T) {
+		t.Parallel()
+		// A statistical case lists its failed runs by what failed, as
+		// the console does, above the runs themselves.
+		path := filepath.Join(t.TempDir(), "stats.html")
+		if err := writeHTMLFile(path, statsFixture()); err != nil {
+			t.Fatal(err)
+		}
+		p := browsertest.Open(t, browser, path)
+		p.Search(t, "renews a repeat prescription")
+		p.Click(t, `#list .case .row`)
+		p.Do(t, chromedp.WaitVisible(chromedp.CSS(`#list .case .body .kinds`)))
+		want := "5× (runs 2, 3, 5, 6, 7): suites/clinic.yaml:23:11: turn 1: reply does not contain the expected text (actual: The surgery is open every day from 8am to 8pm.)"
+		if n, s := p.Count(t, "#list .case .kinds li"), p.Text(t, "#list .case .kinds li"); n != 1 || s != want {
+			t.Errorf("%d kinds of failure, the first %q; want 1, %q", n, s, want)
+		}
+		p.CheckClean(t, path)
+	})
 	t.Run("what a probe saw", func(t *testing.T) {
 		t.Parallel()
 		// A probe has no chat: under its line, what it sent, each

@@ -51,8 +51,11 @@ type htmlCase struct {
 	// RateWaitMS is the time the case waited on rate limits.
 	RateWaitMS float64 `json:"rw,omitempty"`
 	// Runs is the outcome of each run of a repeated case ("p", "f", "e").
-	Runs     string        `json:"runs,omitempty"`
-	Attempts []htmlAttempt `json:"a,omitempty"`
+	Runs string `json:"runs,omitempty"`
+	// FailureKinds is the failed runs of a repeated case grouped by
+	// what failed first, one line each, as the console lists them.
+	FailureKinds []string      `json:"fk,omitempty"`
+	Attempts     []htmlAttempt `json:"a,omitempty"`
 }
 
 type htmlAttempt struct {
@@ -273,6 +276,11 @@ func toHTMLCase(fi int, f *result.File, c *result.Case) htmlCase {
 			}
 		}
 		hc.Runs = runs.String()
+		if groups := htmlStyle.failureGroups(c.Runs()); worthListing(groups) {
+			for _, g := range groups {
+				hc.FailureKinds = append(hc.FailureKinds, g.String())
+			}
+		}
 	}
 	for _, a := range c.Attempts {
 		if a != nil {

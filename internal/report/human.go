@@ -566,6 +566,10 @@ func describeTarget(t result.Target) string {
 	}
 	var extra []string
 	switch {
+	case t.Embedded && t.Seed != 0:
+		// The seed replays the simulator's draws; the default, 0, goes
+		// without saying.
+		extra = append(extra, fmt.Sprintf("embedded simulator, seed %d", t.Seed))
 	case t.Embedded:
 		extra = append(extra, "embedded simulator")
 	case t.BuildURL != "":

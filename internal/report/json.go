@@ -33,7 +33,8 @@ import (
 //	schema   "agenttest/result/v1"
 //	run      {started, duration_ms, interrupted, status, stop,
 //	          pacing: {limited, accepted, accepted_per_s, waited_ms, max_waited_ms}}
-//	target   {name, build_url, runtime_url, account_id, env, embedded}  (never keys)
+//	target   {name, build_url, runtime_url, account_id, env, embedded, seed}  (never keys;
+//	          seed: the embedded simulator's, 0 included; absent otherwise)
 //	deployments [deployment]  (the evidence of what was tested)
 //	shard    {index, total, selection, selected}  (--shard K/N runs only)
 //	rerun    {of, failed, unrun}  (--rerun-failed runs only: the report
@@ -215,6 +216,9 @@ type jsonTarget struct {
 	AccountID  string `json:"account_id,omitempty"`
 	Env        string `json:"env,omitempty"`
 	Embedded   bool   `json:"embedded"`
+	// Seed is the embedded simulator's seed, 0 included: what replays
+	// its draws. Absent for a real platform.
+	Seed *int64 `json:"seed,omitempty"`
 }
 
 type jsonCounts struct {
@@ -610,7 +614,7 @@ func (js *jsonStream) finish() error {
 }
 
 func toJSONTarget(t result.Target) jsonTarget {
-	return jsonTarget{
+	jt := jsonTarget{
 		Name:       t.Name,
 		BuildURL:   t.BuildURL,
 		RuntimeURL: t.RuntimeURL,
@@ -618,6 +622,10 @@ func toJSONTarget(t result.Target) jsonTarget {
 		Env:        t.Env,
 		Embedded:   t.Embedded,
 	}
+	if t.Embedded {
+		jt.Seed = &t.Seed
+	}
+	return jt
 }
 
 func toJSONCounts(s Summary) jsonCounts {

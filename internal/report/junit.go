@@ -362,6 +362,11 @@ func (s junitSuite) MarshalXML(e *xml.Encoder, start xml.StartElement) error {
 			props.Property = append(props.Property, junit.Property{Name: p[0], Value: xmlLine(p[1])})
 		}
 	}
+	if t.Embedded {
+		// What replays the simulator's draws, as the JSON report's
+		// target.seed.
+		props.Property = append(props.Property, junit.Property{Name: "seed", Value: strconv.FormatInt(t.Seed, 10)})
+	}
 	if len(props.Property) > 0 {
 		if err := e.EncodeElement(props, xml.StartElement{Name: xml.Name{Local: "properties"}}); err != nil {
 			return err

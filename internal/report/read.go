@@ -106,6 +106,9 @@ func ReadJSON(r io.Reader) (*Report, error) {
 			AccountID: doc.Target.AccountID, Env: doc.Target.Env, Embedded: doc.Target.Embedded},
 		Files: []*result.File{},
 	}
+	if doc.Target.Embedded && doc.Target.Seed != nil {
+		res.Target.Seed = *doc.Target.Seed
+	}
 	if p := doc.Run.Pacing; p != nil {
 		pacing := member(run, "pacing")
 		res.Pacing = &result.Pacing{Limited: p.Limited, Accepted: p.Accepted,

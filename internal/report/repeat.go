@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -179,9 +180,10 @@ func runMark(a *result.Attempt) string {
 const stripWidth = 50
 
 // writeRuns writes the body of a repeated case: a strip of its runs, then
-// each run that did not pass: the failed ones with their failures and
-// transcripts (the first d.maxRuns of them; all when it is 0), the
-// errored ones in one line each.
+// the failed runs grouped by what failed, then each run that did not
+// pass: the failed ones with their failures and transcripts (all of them
+// when d.maxRuns is 0; else d.maxRuns of them, the first of each kind of
+// failure first), the errored ones in one line each.
 func (d detail) writeRuns(c *result.Case, indent string) {
 	runs := c.Runs()
 	if len(runs) == 0 {
@@ -202,18 +204,20 @@ func (d detail) writeRuns(c *result.Case, indent string) {
 		legend = "  (✓ passed, ✗ failed, E errored)"
 	}
 	d.line(indent, "runs: "+strip.String()+legend)
-	shown, hidden := 0, 0
+	groups := d.st.failureGroups(runs)
+	d.writeFailureGroups(groups, indent)
+	full := fullRuns(groups, d.maxRuns)
+	hidden := 0
 	for _, r := range runs {
 		a := r.Last()
 		switch a.Status {
 		case result.Passed, result.Flaky:
 			continue
 		case result.Failed:
-			if d.maxRuns > 0 && shown >= d.maxRuns {
+			if full != nil && !full[r.Number] {
 				hidden++
 				continue
 			}
-			shown++
 			d.line(indent, fmt.Sprintf("run %d of %d failed:", r.Number, len(runs)))
 			d.writeAttempt(a, indent+"  ")
 		default:
@@ -223,6 +227,116 @@ func (d detail) writeRuns(c *result.Case, indent string) {
 	if hidden > 0 {
 		d.line(indent, fmt.Sprintf("… and %d more failed %s: every transcript is in the JSON and JUnit reports", hidden, plural(hidden, "run", "runs")))
 	}
+}
+
+// failureGroup is the failed runs of a repeated case that broke the same
+// expectation first with the same reply: one way an agent whose answers
+// vary gets it wrong.
+type failureGroup struct {
+	line string // what failed first, and what the agent said
+	runs []int  // the run numbers, in order
+}
+
+// failureGroups groups a repeated case's failed runs by their line
+// (attemptLine without the status), the groups with the most runs first,
+// then in the order they were first seen.
+func (st style) failureGroups(runs []result.Run) []failureGroup {
+	var groups []failureGroup
+	at := map[string]int{}
+	for _, r := range runs {
+		a := r.Last()
+		if a.Status != result.Failed {
+			continue
+		}
+		line := strings.TrimPrefix(st.attemptLine(a), a.Status.String()+": ")
+		i, ok := at[line]
+		if !ok {
+			i = len(groups)
+			at[line] = i
+			groups = append(groups, failureGroup{line: line})
+		}
+		groups[i].runs = append(groups[i].runs, r.Number)
+	}
+	slices.SortStableFunc(groups, func(x, y failureGroup) int { return len(y.runs) - len(x.runs) })
+	return groups
+}
+
+// String is the group's line: "8× (runs 2, 3, 5, 6, 8, …): " and what
+// failed.
+func (g failureGroup) String() string {
+	nums := make([]string, 0, groupRuns+1)
+	for _, n := range g.runs[:min(len(g.runs), groupRuns)] {
+		nums = append(nums, strconv.Itoa(n))
+	}
+	if len(g.runs) > groupRuns {
+		nums = append(nums, "…")
+	}
+	return fmt.Sprintf("%d× (%s %s): %s", len(g.runs), plural(len(g.runs), "run", "runs"), strings.Join(nums, ", "), g.line)
+}
+
+// groupRuns is the number of run numbers a group's line names before "…".
+const groupRuns = 5
+
+// writeFailureGroups writes, above the failed runs in full, what failed
+// and how often, with what the agent said, so a designer sees every
+// wrong answer without reading every transcript.
+func (d detail) writeFailureGroups(groups []failureGroup, indent string) {
+	if !worthListing(groups) {
+		return
+	}
+	d.line(indent, fmt.Sprintf("failed runs by what failed first (%d %s of failure):", len(groups), plural(len(groups), "kind", "kinds")))
+	listed := groups
+	if d.maxRuns > 0 && len(groups) > consoleGroups {
+		// An agent that never says the same thing twice makes a kind of
+		// every run: the console lists the commonest, the files all.
+		listed = groups[:consoleGroups]
+	}
+	for _, g := range listed {
+		d.line(indent+"  ", g.String())
+	}
+	if rest := groups[len(listed):]; len(rest) > 0 {
+		n := 0
+		for _, g := range rest {
+			n += len(g.runs)
+		}
+		d.line(indent+"  ", fmt.Sprintf("… and %d more %s in %d %s: every one is in the JSON and JUnit reports", len(rest), plural(len(rest), "kind", "kinds"), n, plural(n, "run", "runs")))
+	}
+}
+
+// worthListing says whether the groups are worth a list of their own:
+// a single failed run is its own summary.
+func worthListing(groups []failureGroup) bool {
+	return len(groups) > 1 || len(groups) == 1 && len(groups[0].runs) > 1
+}
+
+// consoleGroups is the number of kinds of failure the console lists.
+const consoleGroups = 10
+
+// fullRuns is the failed runs shown in full when at most limit are: the
+// first run of each kind of failure, the most frequent kinds first, then
+// the earliest others. It is nil when every one is shown (limit is 0).
+func fullRuns(groups []failureGroup, limit int) map[int]bool {
+	if limit <= 0 {
+		return nil
+	}
+	full := map[int]bool{}
+	for _, g := range groups {
+		if len(full) < limit {
+			full[g.runs[0]] = true
+		}
+	}
+	var rest []int
+	for _, g := range groups {
+		rest = append(rest, g.runs[1:]...)
+	}
+	slices.Sort(rest)
+	for _, n := range rest {
+		if len(full) >= limit {
+			break
+		}
+		full[n] = true
+	}
+	return full
 }
 
 // quarantineNote is the bracketed remark on a quarantined case's line.

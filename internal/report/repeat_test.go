@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -234,6 +235,27 @@ func TestWriteRuns(t *testing.T) {
 	}
 	const legend = "  (✓ passed, ✗ failed, E errored)"
 	const failedRun = "  a.yaml:5:7: reply does not match\n"
+	kinds1 := func(runs string) string {
+		return "failed runs by what failed first (1 kind of failure):\n  " + runs + ": a.yaml:5:7: reply does not match\n"
+	}
+	// varied builds runs that fail with the reply in spec, one word per
+	// run ("-" passes).
+	varied := func(spec string) []*result.Attempt {
+		var out []*result.Attempt
+		for i, w := range strings.Fields(spec) {
+			a := &result.Attempt{Number: i + 1, Run: i + 1, Status: result.Passed}
+			if w != "-" {
+				a.Status, a.Failures = result.Failed, []assert.Failure{failure(pos("a.yaml", 5, 7), "response", "reply does not match", "", w, "")}
+			}
+			out = append(out, a)
+		}
+		return out
+	}
+	kind := func(reply string) string { return "a.yaml:5:7: reply does not match (actual: " + reply + ")" }
+	inFull := func(run, of int, reply string) string {
+		return fmt.Sprintf("run %d of %d failed:\n  a.yaml:5:7: reply does not match\n    expected: \"\"\n    actual:   %s\n", run, of, reply)
+	}
+	many := strings.Fields("a b c d e f g h i j k l")
 	for _, tc := range []struct {
 		name     string
 		attempts []*result.Attempt
@@ -244,14 +266,52 @@ func TestWriteRuns(t *testing.T) {
 		{"an older report's attempts are a run each", runs("P E F", false),
 			"runs: ✓E✗" + legend + "\nrun 2 of 3 errored: timeout: no reply\nrun 3 of 3 failed:\n" + failedRun},
 		{"three failed runs in full, then a count; errored runs after them", runs("F F F F F E", true),
-			"runs: ✗✗✗✗✗E" + legend + "\n" +
+			"runs: ✗✗✗✗✗E" + legend + "\n" + kinds1("5× (runs 1, 2, 3, 4, 5)") +
 				"run 1 of 6 failed:\n" + failedRun + "run 2 of 6 failed:\n" + failedRun + "run 3 of 6 failed:\n" + failedRun +
 				"run 6 of 6 errored: timeout: no reply\n" +
 				"… and 2 more failed runs: every transcript is in the JSON and JUnit reports\n"},
 		{"one failed run past the three", runs("F F F F", true),
-			"runs: ✗✗✗✗" + legend + "\n" +
+			"runs: ✗✗✗✗" + legend + "\n" + kinds1("4× (runs 1, 2, 3, 4)") +
 				"run 1 of 4 failed:\n" + failedRun + "run 2 of 4 failed:\n" + failedRun + "run 3 of 4 failed:\n" + failedRun +
 				"… and 1 more failed run: every transcript is in the JSON and JUnit reports\n"},
+		// The kinds with the most runs come first, ties in the order
+		// first seen; the first run of each kind is shown in full
+		// before the earliest others.
+		{"kinds of failure, the most frequent first, the first of each in full", varied("x x - x y z x"),
+			"runs: ✗✗✓✗✗✗✗" + legend + "\n" +
+				"failed runs by what failed first (3 kinds of failure):\n" +
+				"  4× (runs 1, 2, 4, 7): " + kind("x") + "\n  1× (run 5): " + kind("y") + "\n  1× (run 6): " + kind("z") + "\n" +
+				inFull(1, 7, "x") + inFull(5, 7, "y") + inFull(6, 7, "z") +
+				"… and 3 more failed runs: every transcript is in the JSON and JUnit reports\n"},
+		// After the first of each kind, the earliest of the others,
+		// whatever their kind.
+		{"the earliest others after the first of each kind", varied("x y x - y y"),
+			"runs: ✗✗✗✓✗✗" + legend + "\n" +
+				"failed runs by what failed first (2 kinds of failure):\n" +
+				"  3× (runs 2, 5, 6): " + kind("y") + "\n  2× (runs 1, 3): " + kind("x") + "\n" +
+				inFull(1, 6, "x") + inFull(2, 6, "y") + inFull(3, 6, "x") +
+				"… and 2 more failed runs: every transcript is in the JSON and JUnit reports\n"},
+		{"run numbers past five", varied("x x x x x x"),
+			"runs: ✗✗✗✗✗✗" + legend + "\n" +
+				"failed runs by what failed first (1 kind of failure):\n  6× (runs 1, 2, 3, 4, 5, …): " + kind("x") + "\n" +
+				inFull(1, 6, "x") + inFull(2, 6, "x") + inFull(3, 6, "x") +
+				"… and 3 more failed runs: every transcript is in the JSON and JUnit reports\n"},
+		// An agent that never says the same thing twice: the console
+		// lists ten kinds and counts the others.
+		{"ten kinds on the console", varied("a " + strings.Join(many, " ")),
+			"runs: ✗✗✗✗✗✗✗✗✗✗✗✗✗" + legend + "\n" +
+				"failed runs by what failed first (12 kinds of failure):\n" +
+				"  2× (runs 1, 2): " + kind("a") + "\n" +
+				func() string {
+					var b strings.Builder
+					for i, w := range many[1:10] {
+						fmt.Fprintf(&b, "  1× (run %d): %s\n", i+3, kind(w))
+					}
+					return b.String()
+				}() +
+				"  … and 2 more kinds in 2 runs: every one is in the JSON and JUnit reports\n" +
+				inFull(1, 13, "a") + inFull(3, 13, "b") + inFull(4, 13, "c") +
+				"… and 10 more failed runs: every transcript is in the JSON and JUnit reports\n"},
 		{"no run made", nil, "failed before any run started\n"},
 		{"fifty runs to a line", runs(strings.Repeat("P ", 50)+"F", true),
 			"runs: " + strings.Repeat("✓", 50) + "\nruns: ✗" + legend + "\nrun 51 of 51 failed:\n" + failedRun},

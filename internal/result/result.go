@@ -233,6 +233,10 @@ type Target struct {
 	AccountID  string `json:"account_id,omitempty"`
 	Env        string `json:"env,omitempty"`
 	Embedded   bool   `json:"embedded,omitempty"`
+	// Seed is the embedded simulator's --seed: every draw of its
+	// agents (phrasings, weighted replies) comes from it, so the same
+	// seed replays a run (docs/simulator.md). Only with Embedded.
+	Seed int64 `json:"seed,omitempty"`
 	// Envs are the environments the run's cases run in, with how many
 	// run in each (CountEnvs): a suite's env: wins over Env, so the
 	// target's environment need not be the one tested. Empty when no

@@ -26,7 +26,14 @@ var matcherKeySet = keySet{keys: matcherKeys, moved: map[string]string{
 	"level":   "level applies to system_message only",
 	"present": "present/absent apply to state, metrics and metadata keys only",
 	"absent":  "present/absent apply to state, metrics and metadata keys only",
+	// A threshold written beside similar, as other tools spell it.
+	"threshold": similarMin,
+	"min":       similarMin,
+	"to":        similarMin,
 }, means: map[string]string{"regex": "matches", "is": "equals"}}
+
+// similarMin is the hint for a threshold written beside `similar:`.
+const similarMin = `similar's threshold goes inside it: similar: {to: "…", min: 0.7}`
 
 // expectDecoders are the keys of `expect:` and `greeting:`, each with the
 // function that decodes it.

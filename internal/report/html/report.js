@@ -175,6 +175,14 @@
       }
       b.appendChild(strip);
     }
+    if (c.fk && c.fk.length) {
+      // What the failed runs got wrong, and how often: every wrong
+      // answer without opening each run.
+      b.appendChild(el("p", "meta", "failed runs by what failed first:"));
+      var kinds = el("ul", "kinds mono");
+      c.fk.forEach(function (k) { kinds.appendChild(el("li", "", k)); });
+      b.appendChild(kinds);
+    }
     var as = c.a || [];
     if (as.length === 0) return b;
     var main = failedAttempt(c);
