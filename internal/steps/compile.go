@@ -437,6 +437,18 @@ func (c *call) rowPos(n int) diag.Pos {
 	return c.pos
 }
 
+// rowParts places item i of the n items a one-column table gave (column)
+// at its row, under key, so that a list check fails at the row of the item
+// that broke it: the items are the table's last n rows, after any header.
+func (c *call) rowParts(key string, n int) assert.Parts {
+	first := len(c.table) - n + 1
+	ps := make(assert.Parts, n)
+	for i := range ps {
+		ps[i] = assert.Part{Key: key, Item: i + 1, Pos: c.rowPos(first + i)}
+	}
+	return ps
+}
+
 // badRow is the error of table row i (from 0) whose number of cells is
 // not the number of columns: at its first extra cell, or at its first
 // cell when it has too few.

@@ -546,7 +546,7 @@ func traceTable(c *call) (*Step, error) {
 	}
 	return check(func(c *call, e *assert.Expect) error {
 		seq, err := c.expandAll(nodes)
-		e.Trace = &assert.Trace{Pos: c.pos, Sequence: seq}
+		e.Trace = &assert.Trace{Pos: c.pos, Parts: c.rowParts("sequence", len(nodes)), Sequence: seq}
 		return err
 	})(c)
 }

@@ -54,7 +54,7 @@ func eventsTable(c *call) (*Step, error) {
 	}
 	return check(func(c *call, e *assert.Expect) error {
 		seq, err := c.expandAll(types)
-		e.Events = &assert.Events{Pos: c.pos, Sequence: seq}
+		e.Events = &assert.Events{Pos: c.pos, Parts: c.rowParts("sequence", len(types)), Sequence: seq}
 		return err
 	})(c)
 }
