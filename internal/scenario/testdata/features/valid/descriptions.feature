@@ -26,5 +26,5 @@ Feature: Steps written as descriptions
     Then the agent's reply contains "How many"
 
   Scenario: a keyword of another language
-    Quand the user says "I want to book"
+    Quand  the user says "I want to book"
     Then the agent's reply contains "How many"
