@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -786,16 +787,9 @@ func (fl *featureLoader) eventTypes(exp *assert.Expect, in steps.Input, ps *mess
 	}
 	ev := exp.Events
 	fl.diags = append(fl.diags, eventTypeWarnings(ev, func(list string, i int) (diag.Pos, bool) {
-		at := in.Pos
 		if in.Table != nil {
-			// One type per row, after the header when there is one.
-			n := map[string]int{"includes": len(ev.Includes), "excludes": len(ev.Excludes), "sequence": len(ev.Sequence)}[list]
-			if ast != nil && ast.DataTable != nil {
-				if pos, ok := fl.tableCell(ps, ast, len(ast.DataTable.Rows)-n+i+1, 1); ok {
-					return pos, true
-				}
-			}
-			return at, true
+			// At the type's row, as a failure of the type is.
+			return cmp.Or(ev.Parts.ItemPos(list, i), in.Pos), true
 		}
 		return fl.quotedAt(in, ps, ast, asWritten), true
 	})...)
