@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	gherkin "github.com/cucumber/gherkin/go/v26"
 	messages "github.com/cucumber/messages/go/v21"
 
 	"github.com/agenttest/agenttest/internal/assert"
@@ -475,7 +476,12 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle, x *expansions, 
 	// for the hint of a later step that remembers the name.
 	unknown := map[string][]int{}
 	defer fl.keepUnknown(unknown, p)
-	keywords := dialect(p.Language).Keywords
+	// nil in English, as steps.Input says: an undefined step's hint
+	// then needs no word on the language of its keywords.
+	var keywords map[string][]string
+	if p.Language != gherkin.DefaultDialect {
+		keywords = dialect(p.Language).Keywords
+	}
 	for _, ps := range p.Steps {
 		in := steps.Input{Text: ps.Text, Pos: sc.Pos, Keywords: keywords}
 		// asWritten: the step's text is the line's, not a Scenario
