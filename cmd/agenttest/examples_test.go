@@ -255,12 +255,12 @@ func TestRunExamplesFailing(t *testing.T) {
 			output: []string{`state "time"`, "expected: 7pm", "actual:   19:00"},
 		},
 		{
-			pos:    find("trace sequence out of order").Trace.Parts.Pos("sequence"),
+			pos:    find("trace sequence out of order").Trace.Parts.ItemPos("sequence", 2),
 			onLine: "sequence: [StartBooking, ConfirmBooking, CheckParty]",
 			output: []string{"StartBooking > ConfirmBooking > CheckParty", "actual:   StartBooking > CheckParty > ConfirmBooking"},
 		},
 		{
-			pos:    find("web chat expects a live agent").Events.Parts.Pos("includes"),
+			pos:    find("web chat expects a live agent").Events.Parts.ItemPos("includes", 0),
 			onLine: "events: {includes: [EVENT_TYPE_LIVE_AGENT_JOINED]}",
 			output: []string{"no EVENT_TYPE_LIVE_AGENT_JOINED event in the turn", "expected: includes EVENT_TYPE_LIVE_AGENT_JOINED",
 				"actual:   EVENT_TYPE_USER_MESSAGE > EVENT_TYPE_VENDOR_AGENT_TYPING > EVENT_TYPE_VENDOR_AGENT_MESSAGE > EVENT_TYPE_VENDOR_AGENT_TYPING",

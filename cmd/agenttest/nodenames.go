@@ -106,11 +106,11 @@ func unknownNodes(plan []*scenario.Suite, served servedDefinitions) diag.Diagnos
 						key   string
 						names []string
 					}{{"includes", t.Includes}, {"excludes", t.Excludes}, {"sequence", t.Sequence}, {"equals", t.Equals}} {
-						pos := t.Parts.Pos(part.key)
-						if pos.IsZero() {
-							pos = t.Pos
-						}
-						for _, n := range part.names {
+						for i, n := range part.names {
+							pos := t.Parts.ItemPos(part.key, i)
+							if pos.IsZero() {
+								pos = t.Pos
+							}
 							warn(pos, n, part.key == "excludes", false)
 						}
 					}

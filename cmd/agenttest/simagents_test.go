@@ -204,9 +204,9 @@ func TestRunNamesTheNodeATraceCheckMeant(t *testing.T) {
 		"suites/f.feature": "@agent:bakery\nFeature: f\n\n  Scenario: orders bread\n    When the user says \"some bread please\"\n" +
 			"    Then the node trace includes \"order\"\n"})
 	out := newCLI(t, dir, nil, "run", "suites", "--sim-agents", "agents").expect(t, exitFailed,
-		"suites/s.yaml:6:26: turn 1: node trace is missing Ordr (did you mean \"Order\"?)\n",
-		"suites/s.yaml:6:26: turn 1: node trace is missing Closed\n",
-		"suites/s.yaml:6:52: turn 1: node trace is missing order (did you mean \"Order\"?)\n",
+		"suites/s.yaml:6:37: turn 1: node trace is missing Ordr (did you mean \"Order\"?)\n",
+		"suites/s.yaml:6:43: turn 1: node trace is missing Closed\n",
+		"suites/s.yaml:6:70: turn 1: node trace is missing order (did you mean \"Order\"?)\n",
 		"suites/f.feature:6:5: Then the node trace includes \"order\": node trace is missing order (did you mean \"Order\"?)\n")
 	if strings.Contains(out, "missing Closed (") {
 		t.Errorf("a node far from the trace's got a guess:\n%s", out)
@@ -217,7 +217,8 @@ func TestRunNamesTheNodeATraceCheckMeant(t *testing.T) {
 // or of record fields is one check per row, as a YAML state: or
 // confirm: conversation: mapping is one per key, so a row that fails is
 // reported at its own line (its first cell), naming the step, over HTTP
-// against the simulator; the rows that hold are not reported.
+// against the simulator; the rows that hold are not reported. A node
+// trace table fails at the row of the node that broke the sequence.
 func TestRunPointsAtTheTableRowThatFailed(t *testing.T) {
 	t.Parallel()
 	dir := writeTree(t, map[string]string{"agents/bakery.yaml": bakery,
@@ -234,6 +235,17 @@ func TestRunPointsAtTheTableRowThatFailed(t *testing.T) {
 			"    Then the conversation record shows:\n      | channel   | WEBCHAT |\n      | num_turns | 7       |\n"})
 	newCLI(t, dir, nil, "run", "suites", "--sim-agents", "agents").expect(t, exitFailed,
 		"suites/f.feature:8:9: Then the conversation record shows: conversation num_turns is 2, expected 7\n")
+	// A node trace table is one sequence: the row of the node missing
+	// or out of order is the one reported, as is its warning.
+	dir = writeTree(t, map[string]string{"agents/bakery.yaml": bakery,
+		"suites/f.feature": "@agent:bakery\nFeature: f\n\n  Scenario: orders bread\n    When the user says \"some bread please\"\n" +
+			"    Then the node trace passes through:\n      | node  |\n      | Order |\n      | Ordr  |\n"})
+	out = newCLI(t, dir, nil, "run", "suites", "--sim-agents", "agents").expect(t, exitFailed,
+		"suites/f.feature:9:9: warning: node \"Ordr\" is not a node of agent \"bakery\"",
+		"suites/f.feature:9:9: Then the node trace passes through: node trace is missing Ordr (did you mean \"Order\"?)\n")
+	if strings.Contains(out, "suites/f.feature:6:5:") {
+		t.Errorf("the step as a whole was reported:\n%s", out)
+	}
 }
 
 // TestRunWarnsOfNodesTheAgentLacks: on the embedded simulator the node
@@ -258,8 +270,8 @@ func TestRunWarnsOfNodesTheAgentLacks(t *testing.T) {
 		"suites/s.yaml:15:43: warning: node \"hello\" is not a node of agent \"bakery\" as the embedded simulator serves it, so the check fails whatever the agent does (did you mean \"Hello\"?)\n",
 		"suites/f.feature:6:5: warning: node \"Closd\" is not a node of agent \"bakery\" as the embedded simulator serves it, so this exclusion passes",
 		"suites/s.yaml:8:11: warning: node \"Ordr\" is not a node of agent \"bakery\" as the embedded simulator serves it, so the check fails whatever the agent does (did you mean \"Order\"?)\n",
-		"suites/s.yaml:9:19: warning: node \"Closd\" is not a node of agent \"bakery\" as the embedded simulator serves it, so this exclusion passes whatever the agent does (did you mean \"Closed\"?)\n",
-		"suites/s.yaml:9:46: warning: node \"order\" is not a node of agent \"bakery\" as the embedded simulator serves it, so the check fails whatever the agent does (did you mean \"Order\"?)\n",
+		"suites/s.yaml:9:30: warning: node \"Closd\" is not a node of agent \"bakery\" as the embedded simulator serves it, so this exclusion passes whatever the agent does (did you mean \"Closed\"?)\n",
+		"suites/s.yaml:9:64: warning: node \"order\" is not a node of agent \"bakery\" as the embedded simulator serves it, so the check fails whatever the agent does (did you mean \"Order\"?)\n",
 		"suites/s.yaml:12:30: warning: node \"Clsed\" is not a node of agent \"bakery\" as the embedded simulator serves it, so this exclusion passes whatever the agent does (did you mean \"Closed\"?)\n",
 		"suites/f.feature:7:5: warning: node \"Ordr\" is not a node of agent \"bakery\"",
 		"FAIL suites/s.yaml:4 orders bread [n=Order]", "FAIL suites/f.feature:4 orders bread in a feature")

@@ -304,14 +304,14 @@ func (c *checker) list(pos diag.Pos, parts Parts, l listSubject, actual, include
 		// Copies: the lists may be the scenario's own.
 		includes, excludes, sequence, equals = l.rename(includes), l.rename(excludes), l.rename(sequence), l.rename(equals)
 	}
-	for _, n := range includes {
+	for i, n := range includes {
 		if indexOf(actual, n, 0) < 0 {
-			c.fail(Failure{Pos: inclPos, Key: l.key + ".includes", Message: l.missing(n) + l.nearItem(n, actual), Expected: "includes " + n, Actual: l.join(actual)})
+			c.fail(Failure{Pos: parts.itemAt("includes", i, inclPos), Key: l.key + ".includes", Message: l.missing(n) + l.nearItem(n, actual), Expected: "includes " + n, Actual: l.join(actual)})
 		}
 	}
-	for _, n := range excludes {
+	for i, n := range excludes {
 		if indexOf(actual, n, 0) >= 0 {
-			c.fail(Failure{Pos: exclPos, Key: l.key + ".excludes", Message: l.excluded(n), Expected: "excludes " + n, Actual: l.join(actual)})
+			c.fail(Failure{Pos: parts.itemAt("excludes", i, exclPos), Key: l.key + ".excludes", Message: l.excluded(n), Expected: "excludes " + n, Actual: l.join(actual)})
 		}
 	}
 	if len(sequence) > 0 {
@@ -328,7 +328,9 @@ func (c *checker) list(pos diag.Pos, parts Parts, l listSubject, actual, include
 			if i > 0 && indexOf(actual, n, 0) >= 0 {
 				msg = l.notAfter(n, sequence[i-1])
 			}
-			c.fail(Failure{Pos: seqPos, Key: l.key + ".sequence", Message: msg,
+			// At the item that broke the order: a row of a feature's
+			// table, an item of a YAML list.
+			c.fail(Failure{Pos: parts.itemAt("sequence", i, seqPos), Key: l.key + ".sequence", Message: msg,
 				Expected: l.join(sequence) + " (in this order, gaps allowed)", Actual: l.join(actual)})
 			break
 		}

@@ -578,11 +578,69 @@ func TestCheckPartsPositions(t *testing.T) {
 }
 
 func TestPartsPos(t *testing.T) {
-	parts := Parts{{Key: "includes", Pos: at(11)}, {Key: "sequence"}}
+	parts := Parts{{Key: "includes", Item: 1, Pos: at(12)}, {Key: "includes", Pos: at(11)}, {Key: "sequence"}, {Key: "sequence", Item: 2, Pos: at(15)}}
 	for part, want := range map[string]diag.Pos{"includes": at(11), "sequence": {}, "equals": {}} {
 		if got := parts.Pos(part); got != want {
 			t.Errorf("Pos(%q) = %v, want %v", part, got, want)
 		}
+	}
+	for _, tc := range []struct {
+		part string
+		i    int
+		want diag.Pos
+	}{
+		{"includes", 0, at(12)},
+		{"includes", 1, at(11)}, // no item 2: the key's
+		{"sequence", 1, at(15)},
+		{"sequence", 0, diag.Pos{}}, // neither the item nor the key placed
+		{"excludes", 0, diag.Pos{}},
+	} {
+		if got := parts.ItemPos(tc.part, tc.i); got != tc.want {
+			t.Errorf("ItemPos(%q, %d) = %v, want %v", tc.part, tc.i, got, tc.want)
+		}
+	}
+}
+
+// TestCheckListItemPositions: an item of a trace list that breaks (a
+// node missing, one out of its sequence, one excluded) fails at the item
+// as written (a row of a feature's table, an item of a YAML list), not
+// at its key or step; an item not placed falls back to its key's
+// position, then to the check's; equals fails as one list, at its key.
+func TestCheckListItemPositions(t *testing.T) {
+	items := func(key string, lines ...int) Parts {
+		var ps Parts
+		for i, l := range lines {
+			ps = append(ps, Part{Key: key, Item: i + 1, Pos: at(l)})
+		}
+		return ps
+	}
+	for _, tc := range []struct {
+		name  string
+		trace Trace
+		want  []string
+	}{
+		{"a missing node at its row", Trace{Sequence: []string{"Start", "Nope", "CollectTime"}, Parts: items("sequence", 41, 42, 43)},
+			[]string{"trace.sequence@suites/booking.yaml:42:7"}},
+		{"out of order at the node that comes too late", Trace{Sequence: []string{"Start", "CollectTime", "ValidateParty"}, Parts: items("sequence", 41, 42, 43)},
+			[]string{"trace.sequence@suites/booking.yaml:43:7"}},
+		{"includes and excludes at their items", Trace{Includes: []string{"Start", "Nope"}, Excludes: []string{"Other", "ValidateParty"},
+			Parts: append(append(Parts{{Key: "includes", Pos: at(50)}}, items("includes", 51, 52)...), items("excludes", 53, 54)...)},
+			[]string{"trace.includes@suites/booking.yaml:52:7", "trace.excludes@suites/booking.yaml:54:7"}},
+		{"an item not placed at its key", Trace{Sequence: []string{"Start", "Nope"}, Parts: append(Parts{{Key: "sequence", Pos: at(60)}}, items("sequence", 61)...)},
+			[]string{"trace.sequence@suites/booking.yaml:60:7"}},
+		{"no parts at the check", Trace{Sequence: []string{"Nope"}},
+			[]string{"trace.sequence@suites/booking.yaml:10:7"}},
+		{"equals at its key", Trace{Equals: []string{"Start"}, Parts: append(Parts{{Key: "equals", Pos: at(70)}}, items("equals", 71)...)},
+			[]string{"trace.equals@suites/booking.yaml:70:7"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := tc.trace
+			tr.Pos = at(10)
+			fails := Check(&Expect{Pos: at(2), Trace: &tr}, Observation{Result: decodeReply(t, replyJSON)}, nil)
+			if got := keysAt(fails, func(f Failure) KeyAt { return KeyAt{f.Key, f.Pos} }); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("positions:\n got  %v\n want %v", got, tc.want)
+			}
+		})
 	}
 }
 

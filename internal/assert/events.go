@@ -19,7 +19,8 @@ import (
 // them (EVENT_TYPE_...).
 type Events struct {
 	Pos diag.Pos
-	// Parts holds the positions of includes, excludes and sequence.
+	// Parts holds the positions of includes, excludes and sequence, and
+	// of their items: a failing item is placed at its own.
 	Parts    Parts
 	Includes []string
 	Excludes []string

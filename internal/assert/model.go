@@ -125,19 +125,33 @@ type Expect struct {
 // a scenario program some 450 bytes against its 5 KB.
 type Parts []Part
 
-// Part is where one key of a compound check was written.
+// Part is where one key of a compound check was written, or one item of
+// its list: a row of a feature's table, an item of a YAML list.
 type Part struct {
 	Key string
-	Pos diag.Pos
+	// Item, when not 0, is the item of Key's list written at Pos,
+	// counted from 1; 0 is the key itself.
+	Item int
+	Pos  diag.Pos
 }
 
 // Pos is where the key part was written, zero when that is not known.
 func (p Parts) Pos(part string) diag.Pos { return p.at(part, diag.Pos{}) }
 
+// ItemPos is where item i (counted from 0) of the list of part was
+// written, else where part was, else zero.
+func (p Parts) ItemPos(part string, i int) diag.Pos {
+	return p.itemAt(part, i, p.Pos(part))
+}
+
 // at is where part was written, or def when that is not known.
-func (p Parts) at(part string, def diag.Pos) diag.Pos {
+func (p Parts) at(part string, def diag.Pos) diag.Pos { return p.itemAt(part, -1, def) }
+
+// itemAt is where item i (from 0; -1 for the key) of part was written, or
+// def when that is not known.
+func (p Parts) itemAt(part string, i int, def diag.Pos) diag.Pos {
 	for _, x := range p {
-		if x.Key == part && !x.Pos.IsZero() {
+		if x.Key == part && x.Item == i+1 && !x.Pos.IsZero() {
 			return x.Pos
 		}
 	}
@@ -148,7 +162,8 @@ func (p Parts) at(part string, def diag.Pos) diag.Pos {
 type Trace struct {
 	Pos diag.Pos
 	// Parts holds the positions of includes, excludes, sequence and
-	// equals.
+	// equals, and of the items of the first three: a failing item is
+	// placed at its own.
 	Parts Parts
 	// Includes: each node appears somewhere in the trace.
 	Includes []string

@@ -63,7 +63,9 @@ func TestRunLoadedSuite(t *testing.T) {
 
 // TestCompoundCheckPositions: each part of a trace, events, functions or
 // topics check that breaks is reported at its own key, not at the
-// check's, so a designer is sent to the line that is wrong.
+// check's, and an item of a trace or events list (a node missing, out of
+// its sequence) at that item, so a designer is sent to the name that is
+// wrong. equals fails as one list, at its key.
 func TestCompoundCheckPositions(t *testing.T) {
 	t.Parallel()
 	const suite = `suite: Parts
@@ -103,15 +105,15 @@ scenarios:
 		}
 	}
 	want := []string{
-		"trace.includes at parts.yaml:9:13",
-		"trace.excludes at parts.yaml:10:13",
-		"trace.sequence at parts.yaml:11:13",
+		"trace.includes at parts.yaml:9:24",
+		"trace.excludes at parts.yaml:10:24",
+		"trace.sequence at parts.yaml:11:40",
 		"trace.equals at parts.yaml:12:13",
 		"functions.called at parts.yaml:14:13",
 		"functions.failed at parts.yaml:16:13",
 		"topics.retrieved at parts.yaml:19:13",
-		"events.includes at parts.yaml:27:13",
-		"events.excludes at parts.yaml:28:13",
+		"events.includes at parts.yaml:27:24",
+		"events.excludes at parts.yaml:28:24",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("failures:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

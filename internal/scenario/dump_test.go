@@ -54,10 +54,16 @@ func dumpValue(b *strings.Builder, v reflect.Value, depth int) {
 		}
 	case reflect.Slice:
 		if parts, ok := reflect.TypeAssert[assert.Parts](v); ok {
-			// Where the keys were written, as Pos fields show it.
+			// Where the keys and their items were written, as Pos
+			// fields show it.
 			items := make([]string, len(parts))
 			for i, p := range parts {
-				items[i] = fmt.Sprintf("%s=@%d:%d", p.Key, p.Pos.Line, p.Pos.Col)
+				key := p.Key
+				if p.Item > 0 {
+					// An item of the key's list: sequence[2].
+					key = fmt.Sprintf("%s[%d]", p.Key, p.Item)
+				}
+				items[i] = fmt.Sprintf("%s=@%d:%d", key, p.Pos.Line, p.Pos.Col)
 			}
 			slices.Sort(items)
 			fmt.Fprintf(b, "{%s}\n", strings.Join(items, " "))

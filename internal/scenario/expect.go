@@ -348,6 +348,7 @@ func (d *decoder) list(p pair, what string, withEquals bool) (l listChecks, ok b
 	if n.Kind == yaml.SequenceNode || (n.Kind == yaml.ScalarNode && !isNull(n)) {
 		l.includes, _ = d.strList(n, what, false)
 		l.nodes = map[string]*yaml.Node{"includes": n}
+		l.parts = d.itemParts(l.parts, "includes", n)
 		return l, true
 	}
 	keys := []string{"includes", "excludes", "sequence"}
@@ -363,6 +364,7 @@ func (d *decoder) list(p pair, what string, withEquals bool) (l listChecks, ok b
 	for _, k := range []string{"includes", "excludes", "sequence"} {
 		if p, ok := fields[k]; ok {
 			l.nodes[k] = p.Val
+			l.parts = d.itemParts(l.parts, k, p.Val)
 		}
 	}
 	if p, ok := fields["includes"]; ok {
@@ -402,6 +404,20 @@ func (d *decoder) parts(fields map[string]pair) assert.Parts {
 	}
 	// In the order written, whatever the map's.
 	slices.SortFunc(ps, func(a, b assert.Part) int { return cmp.Or(a.Pos.Line-b.Pos.Line, a.Pos.Col-b.Pos.Col) })
+	return ps
+}
+
+// itemParts adds to ps where each item of the list n, the value of key,
+// was written, so that a failure of one item (a node missing from a
+// trace, out of its sequence) points at that item (assert.Parts).
+func (d *decoder) itemParts(ps assert.Parts, key string, n *yaml.Node) assert.Parts {
+	n = d.resolve(n)
+	if n == nil || n.Kind != yaml.SequenceNode {
+		return ps
+	}
+	for i, item := range n.Content {
+		ps = append(ps, assert.Part{Key: key, Item: i + 1, Pos: d.pos(item)})
+	}
 	return ps
 }
 

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -10,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	gherkin "github.com/cucumber/gherkin/go/v26"
 	messages "github.com/cucumber/messages/go/v21"
 
 	"github.com/agenttest/agenttest/internal/assert"
@@ -474,7 +476,12 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle, x *expansions, 
 	// for the hint of a later step that remembers the name.
 	unknown := map[string][]int{}
 	defer fl.keepUnknown(unknown, p)
-	keywords := dialect(p.Language).Keywords
+	// nil in English, as steps.Input says: an undefined step's hint
+	// then needs no word on the language of its keywords.
+	var keywords map[string][]string
+	if p.Language != gherkin.DefaultDialect {
+		keywords = dialect(p.Language).Keywords
+	}
 	for _, ps := range p.Steps {
 		in := steps.Input{Text: ps.Text, Pos: sc.Pos, Keywords: keywords}
 		// asWritten: the step's text is the line's, not a Scenario
@@ -786,16 +793,9 @@ func (fl *featureLoader) eventTypes(exp *assert.Expect, in steps.Input, ps *mess
 	}
 	ev := exp.Events
 	fl.diags = append(fl.diags, eventTypeWarnings(ev, func(list string, i int) (diag.Pos, bool) {
-		at := in.Pos
 		if in.Table != nil {
-			// One type per row, after the header when there is one.
-			n := map[string]int{"includes": len(ev.Includes), "excludes": len(ev.Excludes), "sequence": len(ev.Sequence)}[list]
-			if ast != nil && ast.DataTable != nil {
-				if pos, ok := fl.tableCell(ps, ast, len(ast.DataTable.Rows)-n+i+1, 1); ok {
-					return pos, true
-				}
-			}
-			return at, true
+			// At the type's row, as a failure of the type is.
+			return cmp.Or(ev.Parts.ItemPos(list, i), in.Pos), true
 		}
 		return fl.quotedAt(in, ps, ast, asWritten), true
 	})...)

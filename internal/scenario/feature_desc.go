@@ -50,12 +50,17 @@ const (
 	keywordCase
 	// noKeyword is a step with no keyword at all.
 	noKeyword
+	// otherKeyword is a step whose first word is no keyword of the
+	// file's language: misspelt ("Wehn"), or of another language
+	// ("Quand" in a file with no # language: fr).
+	otherKeyword
 )
 
 // readsAsStep returns the step a line meant to be, and how it is not one
 // (0 when it is not a defined step): a defined step written with its
 // keyword in another case or not followed by a space ("when the user says
-// ...", "Thenthe agent says ..."), with no keyword at all, or as written.
+// ...", "Thenthe agent says ..."), with no keyword at all, after a word
+// that is no keyword ("Wehn the user says ..."), or as written.
 // Prose that merely starts with "when" is left alone: what follows must
 // be a defined step.
 func readsAsStep(line string, keywords []string, d *gherkin.Dialect) (step string, how int) {
@@ -74,10 +79,22 @@ func readsAsStep(line string, keywords []string, d *gherkin.Dialect) (step strin
 		}
 	}
 	if idx := library.Match(line); len(idx) == 1 {
-		kw, _, _ := strings.Cut(library.Defs()[idx[0]].Example, " ")
-		return steps.LocalKeyword(kw, d.Keywords) + " " + line, noKeyword
+		return localKeyword(idx[0], d) + " " + line, noKeyword
+	}
+	if word, rest, ok := strings.Cut(line, " "); ok && word != "" {
+		rest = strings.TrimLeft(rest, " ")
+		if idx := library.Match(rest); len(idx) == 1 {
+			return localKeyword(idx[0], d) + " " + rest, otherKeyword
+		}
 	}
 	return "", 0
+}
+
+// localKeyword is the keyword of step definition i's example in the
+// dialect d.
+func localKeyword(i int, d *gherkin.Dialect) string {
+	kw, _, _ := strings.Cut(library.Defs()[i].Example, " ")
+	return steps.LocalKeyword(kw, d.Keywords)
 }
 
 // stepHint is the hint of a line that readsAsStep.
@@ -87,6 +104,9 @@ func stepHint(step string, how int, keywords []string) string {
 		return "steps belong under Scenario: or Background:, and in a Scenario Outline above its Examples"
 	case keywordCase:
 		return fmt.Sprintf("did you mean %s? keywords are case-sensitive and followed by a space", step)
+	case otherKeyword:
+		return fmt.Sprintf("did you mean %s? a step starts with a keyword of the file's language (%s); a file written in another language says so on its first line: # language: fr",
+			step, strings.Join(keywords, ", "))
 	}
 	return fmt.Sprintf("did you mean %s? a step starts with a keyword (%s)", step, strings.Join(keywords, ", "))
 }

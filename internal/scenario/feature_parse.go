@@ -225,7 +225,7 @@ func (fl *featureLoader) parseErrorsUpTo(err error, src []byte, reparses int) {
 			// A step written right is an error only where the parser
 			// takes no step: after an Examples table.
 			step, how := readsAsStep(strings.TrimSpace(lines[ln-1]), keywords, dl)
-			if how == keywordCase || how == noKeyword || (how == asWrittenStep && !strings.Contains(m[3], "#StepLine")) {
+			if how == keywordCase || how == noKeyword || how == otherKeyword || (how == asWrittenStep && !strings.Contains(m[3], "#StepLine")) {
 				d.Hint = stepHint(step, how, keywords)
 			} else if kw := blockKeyword(lines[ln-1], dl); kw != "" {
 				d.Hint = blockKeywordHint(kw)

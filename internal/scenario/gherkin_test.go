@@ -208,7 +208,8 @@ func TestParseErrorsAtTheEdges(t *testing.T) {
 // TestUndefinedStepHintInTheFilesLanguage: the closest steps an undefined
 // step is offered are written with the keywords of the file's language,
 // so that the fix parses there, and the keyword written weighs as in
-// English (a turn for "Cuando I say", as for "When I say").
+// English (a turn for "Cuando I say", as for "When I say"); beyond
+// English, the hint says that the steps' words are English.
 func TestUndefinedStepHintInTheFilesLanguage(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ name, lang, step, want string }{
@@ -218,6 +219,7 @@ func TestUndefinedStepHintInTheFilesLanguage(t *testing.T) {
 		{"spanish when", "# language: es\n", `Cuando I say "hello"`, `closest defined steps: Cuando the user says "a table for 4 at 7pm"; `},
 		{"spanish then", "# language: es\n", `Entonces the agents reply contain "x"`, `closest defined steps: Entonces the agent's reply contains "how many"; `},
 		{"french given, another of its words", "# language: fr\n", `Étant donné the agents "x"`, `closest defined steps: Soit the agent "restaurant"; `},
+		{"french words", "# language: fr\n", `Quand l'utilisateur dit "bonjour"`, `closest defined steps: Quand the user says "a table for 4 at 7pm"; `},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			feature, scenario := "Feature", "Scenario"
@@ -230,6 +232,11 @@ func TestUndefinedStepHintInTheFilesLanguage(t *testing.T) {
 			_, ds := loadFeature("f.feature", []byte(src))
 			if len(ds) != 1 || !strings.HasPrefix(ds[0].Hint, tc.want) {
 				t.Errorf("diagnostics %v: want one whose hint starts %q", ds, tc.want)
+			}
+			// Beyond English, the hint says the wording stays English:
+			// the step may be worded in the file's language too.
+			if len(ds) == 1 && strings.Contains(ds[0].Hint, "# language: sets the keywords only") != (tc.lang != "") {
+				t.Errorf("hint %q: says the wording is English in a file of language %q", ds[0].Hint, tc.lang)
 			}
 		})
 	}

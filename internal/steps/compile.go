@@ -108,6 +108,16 @@ func (l *Library) Match(text string) []int {
 	return out
 }
 
+// otherLanguage adds to the hint of an undefined step in a file of
+// another language than English that only its keywords are: a designer
+// who wrote # language: fr may well have worded the step in French too.
+func otherLanguage(in Input) string {
+	if in.Keywords == nil {
+		return ""
+	}
+	return " (# language: sets the keywords only: the words after them are agenttest's, in English)"
+}
+
 // Compile turns one step as written into the Step the interpreter runs. Errors are
 // *Error.
 func (l *Library) Compile(in Input) (*Step, error) {
@@ -120,7 +130,7 @@ func (l *Library) Compile(in Input) (*Step, error) {
 		}
 		return nil, &Error{
 			Message: fmt.Sprintf("undefined step %q", step),
-			Hint:    "closest defined steps: " + strings.Join(l.Closest(in.Keyword, in.Text, 3, in.Keywords), "; ") + "; run 'agenttest steps' for all of them",
+			Hint:    "closest defined steps: " + strings.Join(l.Closest(in.Keyword, in.Text, 3, in.Keywords), "; ") + "; run 'agenttest steps' for all of them" + otherLanguage(in),
 		}
 	case 1:
 	default:
@@ -435,6 +445,18 @@ func (c *call) rowPos(n int) diag.Pos {
 		return c.tableAt[n-1][0]
 	}
 	return c.pos
+}
+
+// rowParts places item i of the n items a one-column table gave (column)
+// at its row, under key, so that a list check fails at the row of the item
+// that broke it: the items are the table's last n rows, after any header.
+func (c *call) rowParts(key string, n int) assert.Parts {
+	first := len(c.table) - n + 1
+	ps := make(assert.Parts, n)
+	for i := range ps {
+		ps[i] = assert.Part{Key: key, Item: i + 1, Pos: c.rowPos(first + i)}
+	}
+	return ps
 }
 
 // badRow is the error of table row i (from 0) whose number of cells is

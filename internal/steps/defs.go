@@ -544,9 +544,11 @@ func traceTable(c *call) (*Step, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Once, shared by every Expect built: the checks only read it.
+	parts := c.rowParts("sequence", len(nodes))
 	return check(func(c *call, e *assert.Expect) error {
 		seq, err := c.expandAll(nodes)
-		e.Trace = &assert.Trace{Pos: c.pos, Sequence: seq}
+		e.Trace = &assert.Trace{Pos: c.pos, Parts: parts, Sequence: seq}
 		return err
 	})(c)
 }

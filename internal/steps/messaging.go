@@ -52,9 +52,10 @@ func eventsTable(c *call) (*Step, error) {
 	if err != nil {
 		return nil, err
 	}
+	parts := c.rowParts("sequence", len(types)) // read-only, as in traceTable
 	return check(func(c *call, e *assert.Expect) error {
 		seq, err := c.expandAll(types)
-		e.Events = &assert.Events{Pos: c.pos, Sequence: seq}
+		e.Events = &assert.Events{Pos: c.pos, Parts: parts, Sequence: seq}
 		return err
 	})(c)
 }

@@ -235,6 +235,11 @@ func TestCompileErrors(t *testing.T) {
 			`undefined step`, []string{`did you mean And the state "rx" is "RX123456"?`}},
 		{"no step quotes to", Input{Keyword: "Then ", Text: `the reply contains hello`}, `undefined step "Then the reply contains hello"`,
 			[]string{"closest defined steps"}},
+		// In a file of another language, its keywords start the steps; a
+		// step worded in it too is told the wording stays English.
+		{"worded in the file's language", Input{Keyword: "Quand ", Text: `l'utilisateur dit "bonjour"`,
+			Keywords: map[string][]string{"given": {"Soit "}, "when": {"Quand "}, "then": {"Alors "}, "and": {"Et "}, "but": {"Mais "}}},
+			`undefined step "Quand l'utilisateur dit \"bonjour\""`, []string{`Quand the user says`, "# language: sets the keywords only: the words after them are agenttest's, in English"}},
 		{"full stop", Input{Keyword: "Then ", Text: `the agent's reply contains "x".`},
 			`undefined step`, []string{`did you mean Then the agent's reply contains "x"?`, "without punctuation"}},
 		{"bad regex", Input{Keyword: "Then ", Text: `the agent's reply matches "("`}, "invalid regular expression", nil},

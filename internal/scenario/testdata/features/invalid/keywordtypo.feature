@@ -20,3 +20,7 @@ Feature: Misspelt keywords
     examples:
       | a |
       | b |
+
+  Scenario: a misspelt step keyword after a step
+    When the user says "hi"
+    Thne the agent's reply contains "hi"

@@ -20,3 +20,11 @@ Feature: Steps written as descriptions
         And the agent's reply contains "table"
         | party |
         | 4     |
+
+  Scenario: a misspelt first keyword
+    Wehn the user says "I want to book"
+    Then the agent's reply contains "How many"
+
+  Scenario: a keyword of another language
+    Quand  the user says "I want to book"
+    Then the agent's reply contains "How many"
