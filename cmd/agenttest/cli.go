@@ -29,7 +29,8 @@ Commands:
   webhooks receive, verify and print the platform's webhook events
            (webhooks listen)
   history  per scenario across earlier JSON reports: runs, pass rate,
-           verdict flips, and what went from passing to failing
+           verdict flips, what did worse in the newer reports, and
+           what went from passing to failing
   coverage node coverage of JSON reports: per agent, the nodes and
            transitions visited and the nodes never visited
   merge    combine the JSON reports of the shards of a run (--shard K/N)

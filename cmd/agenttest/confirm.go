@@ -45,7 +45,7 @@ type confirmWait struct {
 }
 
 func (c *confirmWait) register(f *flags) {
-	f.durationVar(&c.confirmTimeout, "confirm-timeout", "AGENTTEST_CONFIRM_TIMEOUT", runner.DefaultConfirmTimeout, "wait up to `DURATION` for the platform to show what a confirmation or a probe reads (a conversation record, a probe's conversation)")
+	f.durationVar(&c.confirmTimeout, "confirm-timeout", "AGENTTEST_CONFIRM_TIMEOUT", runner.DefaultConfirmTimeout, "wait up to `DURATION` for the platform to show what a confirmation or a probe reads (a conversation record, a handoff state, a probe's conversation)")
 }
 
 func (c *confirmWait) problems() []string {

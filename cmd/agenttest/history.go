@@ -24,8 +24,11 @@ rate with a 95% interval, its verdict in each report (~ where it passed
 only on a retry after failing), how often the verdict flipped between
 passing and failing; and at the end the scenarios whose runs both passed
 and failed within one report (the agent's answers vary; how many runs
-failed in each such report), the reports the platform, the network or
-the run kept from a verdict on the agent, and the scenarios that went
+failed in each such report), the scenarios still not failing last that
+did worse in the newer half of the reports than in the older (a larger
+share of their verdicts failed, or passed only on a retry: the middle
+report of an odd number in neither half), the reports the platform, the
+network or the run kept from a verdict on the agent, and the scenarios that went
 from passing to failing, each with the deployment of its agent in the
 report it last passed in and in the one it failed in (the same id: the
 agent was not redeployed between them). Scenarios are matched by file

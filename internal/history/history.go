@@ -1,7 +1,8 @@
 // Package history reads earlier JSON reports of agenttest run (ordered
 // by their runs' starts) and says, per scenario, how it has been doing: its runs, its pass
 // rate with an interval, its verdict in each report, how often the
-// verdict flipped, and whether it went from passing to failing.
+// verdict flipped, whether it did worse in the newer half of the reports
+// than in the older, and whether it went from passing to failing.
 //
 //	var reports []*history.Report
 //	for _, p := range paths {
@@ -205,6 +206,59 @@ type Scenario struct {
 	// was not redeployed between the two runs: what changed is its
 	// answers, its data or the platform, not its version.
 	PassedOn, FailedOn *Deployment
+	// Older and Newer count its verdicts in the older and the newer half
+	// of the reports (History.Halves), reports of a changed deployment
+	// aside. Worse is set when the newer half is worse: a larger share of
+	// its verdicts there failed, or as large a share failed and a larger
+	// one passed only on a retry. A scenario still passing, more and more
+	// often only on a retry, shows here before it fails.
+	Older, Newer Trend
+	Worse        bool
+}
+
+// Trend counts a scenario's verdicts in some reports: clean passes,
+// passes only on a retry after failing (Scenario.Retried), and failures
+// (inconclusive ones too). Errored verdicts and reports it did not run in
+// are not counted.
+type Trend struct{ Passed, Retried, Failed int }
+
+// judged is the number of verdicts counted.
+func (t Trend) judged() int { return t.Passed + t.Retried + t.Failed }
+
+// worseThan reports whether t's shares are worse than o's (see
+// Scenario.Worse). Shares are compared without division (t.Failed/n
+// against o.Failed/m as t.Failed*m against o.Failed*n), so either
+// without verdicts is never worse: both products are 0.
+func (t Trend) worseThan(o Trend) bool {
+	n, m := t.judged(), o.judged()
+	if f, g := t.Failed*m, o.Failed*n; f != g {
+		return f > g
+	}
+	return t.Retried*m > o.Retried*n
+}
+
+// Halves are the indexes of the older and the newer half of the
+// reports, oldest first; of an odd number, the middle report is in
+// neither, so that both halves span as many reports.
+func (h *History) Halves() (older, newer []int) {
+	n := len(h.Reports)
+	for i := range n / 2 {
+		older = append(older, i)
+		newer = append(newer, n-n/2+i)
+	}
+	return older, newer
+}
+
+// Worse are the scenarios whose newer half of the reports is worse than
+// the older (Scenario.Worse), in order.
+func (h *History) Worse() []*Scenario {
+	var out []*Scenario
+	for _, s := range h.Scenarios {
+		if s.Worse {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // Unsteady reports whether its runs both passed and failed within one
@@ -276,7 +330,10 @@ func Build(reports []*Report) *History {
 			}
 		}
 	}
+	older, newer := h.Halves()
 	for _, s := range h.Scenarios {
+		s.Older, s.Newer = s.trend(reports, older), s.trend(reports, newer)
+		s.Worse = s.Newer.worseThan(s.Older)
 		s.Lower, s.Upper = 0, 1
 		if n := s.Passed + s.Failed; n > 0 {
 			s.Lower, s.Upper = stats.Binomial(s.Passed, n, 1-(1-Level)/2)
@@ -314,6 +371,23 @@ func Build(reports []*Report) *History {
 		}
 	}
 	return h
+}
+
+// trend counts its verdicts in the reports of the indexes idx.
+func (s *Scenario) trend(reports []*Report, idx []int) Trend {
+	var t Trend
+	for _, i := range idx {
+		switch side := s.Verdicts[i].side(); {
+		case side == 0 || reports[i].Changed:
+		case side < 0:
+			t.Failed++
+		case s.Retried[i]:
+			t.Retried++
+		default:
+			t.Passed++
+		}
+	}
+	return t
 }
 
 // Regressions are the scenarios that went from passing to failing, in

@@ -962,3 +962,108 @@ func TestUnsteadySaysEachReport(t *testing.T) {
 		t.Errorf("runs_by_report %s, want %s\n%s", got, want, js.String())
 	}
 }
+
+// TestWorseInTheNewerHalf: a scenario still passing but more and more
+// often only on a retry, or failing more often than it did, is named
+// before it turns red: its verdicts in the older half of the reports
+// against the newer (of five, the third in neither), by share, errored
+// verdicts aside. One that went from passing to failing is listed under
+// that alone. Before, only the flips within the set and the latest
+// verdict said anything of a trend.
+func TestWorseInTheNewerHalf(t *testing.T) {
+	t.Parallel()
+	strips := []struct{ name, strip string }{
+		{"steady", "✓✓✓✓✓"},
+		{"growing flakier", "✓✓✓~~"},
+		{"fails now and then", "✓✓✓✗✓"},
+		{"fails as often, retried less", "~✗✓✗✓"},
+		{"turned red", "✓✓✓✓✗"},
+		{"got better", "✗~✓✓✓"},
+		{"worse in the middle only", "✓✓✗✓✓"},
+		{"errored lately", "✓✓✓EE"},
+		{"not run lately", "✓✓✓··"},
+		{"a larger share failed, an error aside", "✓✗✓✗E"},
+		{"a larger share on a retry, an error aside", "~✓✓~E"},
+	}
+	reports := make([]*Report, 5)
+	for i := range reports {
+		reports[i] = &Report{Path: fmt.Sprintf("night-%d.json", i+1), Started: fmt.Sprintf("2026-03-0%dT02:00:00Z", i+1), Status: "passed"}
+		for _, s := range strips {
+			c := Case{File: "nightly.yaml", Name: s.name}
+			switch []rune(s.strip)[i] {
+			case '✓':
+				c.Verdict, c.Passed = VerdictPassed, 1
+			case '~':
+				c.Verdict, c.Passed, c.Failed = VerdictFlaky, 1, 1
+			case '✗':
+				c.Verdict, c.Failed = VerdictFailed, 1
+			case 'E':
+				c.Verdict, c.Errored = VerdictErrored, 1
+			default:
+				continue
+			}
+			reports[i].Cases = append(reports[i].Cases, c)
+		}
+	}
+	h := Build(reports)
+	var text, js bytes.Buffer
+	if err := WriteText(&text, h); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, filepath.Join("testdata", "worse.txt"), text.Bytes())
+	if err := WriteJSON(&js, h); err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		Scenarios []struct {
+			Name         string
+			Older, Newer Trend
+			Worse        bool
+		} `json:"scenarios"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range back.Scenarios {
+		o, n := s.Older, s.Newer
+		got = append(got, fmt.Sprintf("%s {%d %d %d} {%d %d %d} %t", s.Name, o.Passed, o.Retried, o.Failed, n.Passed, n.Retried, n.Failed, s.Worse))
+	}
+	want := []string{
+		"steady {2 0 0} {2 0 0} false",
+		"growing flakier {2 0 0} {0 2 0} true",
+		"fails now and then {2 0 0} {1 0 1} true",
+		"fails as often, retried less {0 1 1} {1 0 1} false",
+		"turned red {2 0 0} {1 0 1} true",
+		"got better {0 1 1} {2 0 0} false",
+		"worse in the middle only {2 0 0} {2 0 0} false",
+		"errored lately {2 0 0} {0 0 0} false",
+		"not run lately {2 0 0} {0 0 0} false",
+		"a larger share failed, an error aside {1 0 1} {0 0 1} true",
+		"a larger share on a retry, an error aside {1 1 0} {0 1 0} true",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("older, newer, worse:\n%s\nwant\n%s\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), js.String())
+	}
+
+	// Of two reports, each half is one report.
+	var two bytes.Buffer
+	if err := WriteText(&two, Build(reports[2:4])); err != nil {
+		t.Fatal(err)
+	}
+	if want := "worse in the newer reports (2) than in the older (1): a larger share failed, or passed only on a retry (2):\n  nightly.yaml: growing flakier: "; !strings.Contains(two.String(), want) {
+		t.Errorf("text lacks %q:\n%s", want, two.String())
+	}
+
+	// A report of a deployment that changed during its run is no claim
+	// about the agent: a failure in it does not make the newer half worse.
+	changed := Build([]*Report{
+		{Path: "1.json", Started: "2026-03-01T02:00:00Z", Cases: []Case{{File: "a.yaml", Name: "x", Verdict: VerdictPassed, Passed: 1}}},
+		{Path: "2.json", Started: "2026-03-02T02:00:00Z", Cases: []Case{{File: "a.yaml", Name: "x", Verdict: VerdictPassed, Passed: 1}}},
+		{Path: "3.json", Started: "2026-03-03T02:00:00Z", Changed: true, Cases: []Case{{File: "a.yaml", Name: "x", Verdict: VerdictFailed, Failed: 1}}},
+		{Path: "4.json", Started: "2026-03-04T02:00:00Z", Cases: []Case{{File: "a.yaml", Name: "x", Verdict: VerdictPassed, Passed: 1}}},
+	})
+	if s := changed.Scenarios[0]; s.Worse || s.Newer != (Trend{Passed: 1}) {
+		t.Errorf("with a changed deployment's failure in the newer half: newer %+v, worse %t; want 1 passed, not worse", s.Newer, s.Worse)
+	}
+}

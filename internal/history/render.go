@@ -152,6 +152,23 @@ func WriteText(w io.Writer, h *History) error {
 				plural(len(in), "report", "reports"), strings.Join(in, ", "), s.Failed, s.Passed+s.Failed, strings.Join(each, ", "))
 		}
 	}
+	var worse []*Scenario
+	for _, s := range h.Worse() {
+		// One that went from passing to failing is listed there.
+		if !s.Regressed {
+			worse = append(worse, s)
+		}
+	}
+	if len(worse) > 0 {
+		// Before it fails: a scenario passing, but more and more often
+		// only on a retry, or failing more often than it did.
+		older, newer := h.Halves()
+		fmt.Fprintf(&b, "worse in the newer reports (%s) than in the older (%s): a larger share failed, or passed only on a retry (%d):\n",
+			span(newer), span(older), len(worse))
+		for _, s := range worse {
+			fmt.Fprintf(&b, "  %s: older %s; newer %s\n", escape.Line(s.File+": "+s.Name), s.Older, s.Newer)
+		}
+	}
 	if kept := h.Kept(); len(kept) > 0 {
 		fmt.Fprintf(&b, "kept from a verdict on the agent (the platform, the network or the run, not the agent): %d of %d %s: %s\n",
 			len(kept), len(h.Reports), plural(len(h.Reports), "report", "reports"), numbers(kept))
@@ -168,6 +185,22 @@ func WriteText(w io.Writer, h *History) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// String says the counts as the text view does: "3 passed, 1 on a
+// retry, 0 failed".
+func (t Trend) String() string {
+	return fmt.Sprintf("%d passed, %d on a retry, %d failed", t.Passed, t.Retried, t.Failed)
+}
+
+// span names a run of report indexes as the text view numbers the
+// reports, from 1: "1–3", or "2" alone.
+func span(idx []int) string {
+	first, last := idx[0]+1, idx[len(idx)-1]+1
+	if first == last {
+		return fmt.Sprint(first)
+	}
+	return fmt.Sprintf("%d–%d", first, last)
 }
 
 // redeployed says whether the agent of a scenario that regressed was
@@ -205,7 +238,8 @@ func deploymentLabel(d *Deployment) string {
 //	scenarios  [{file, name, runs, passed, failed, errored, pass_rate,
 //	             interval: {lower, upper, level}, verdicts, quarantined,
 //	             retried, mixed, runs_by_report: [{passed, failed,
-//	             errored}], flips, regressed, unsteady}]
+//	             errored}], flips, regressed, unsteady,
+//	             older: {passed, retried, failed}, newer: {...}, worse}]
 //	regressed  [{file, name, passed_in, failed_in,        (report indexes, 0-based)
 //	             passed_on, failed_on}]                   ({agent, env, id, version} or null)
 //	targets    [{reports, target: {name, build_url, runtime_url,
@@ -225,7 +259,13 @@ func deploymentLabel(d *Deployment) string {
 // one is a history that folds several targets together. A regressed
 // scenario's passed_on and failed_on are the deployments it was tested on
 // in those two reports (null where a report records none): one id in both
-// says the agent was not redeployed between them.
+// says the agent was not redeployed between them. A scenario's older and
+// newer count its verdicts in the older and the newer half of the reports
+// (of an odd number, the middle one in neither; errored verdicts and
+// reports of a changed deployment aside): passed clean, passed only on a
+// retry after failing, failed (inconclusive too); worse is true when a
+// larger share of the newer half's failed, or as large a share failed and
+// a larger one passed only on a retry.
 const SchemaV1 = "agenttest/history/v1"
 
 type jsonHistory struct {
@@ -279,6 +319,15 @@ type jsonScenario struct {
 	Flips       int          `json:"flips"`
 	Regressed   bool         `json:"regressed"`
 	Unsteady    bool         `json:"unsteady"`
+	Older       jsonTrend    `json:"older"`
+	Newer       jsonTrend    `json:"newer"`
+	Worse       bool         `json:"worse"`
+}
+
+type jsonTrend struct {
+	Passed  int `json:"passed"`
+	Retried int `json:"retried"`
+	Failed  int `json:"failed"`
 }
 
 type jsonTally struct {
@@ -335,7 +384,8 @@ func WriteJSON(w io.Writer, h *History) error {
 	for _, s := range h.Scenarios {
 		js := jsonScenario{File: s.File, Name: s.Name, Runs: s.Runs(), Passed: s.Passed, Failed: s.Failed, Errored: s.Errored,
 			Interval: jsonInterval{Lower: s.Lower, Upper: s.Upper, Level: Level}, Quarantined: s.Quarantined, Retried: s.Retried, Mixed: s.Mixed,
-			Flips: s.Flips, Regressed: s.Regressed, Unsteady: s.Unsteady()}
+			Flips: s.Flips, Regressed: s.Regressed, Unsteady: s.Unsteady(),
+			Older: jsonTrend(s.Older), Newer: jsonTrend(s.Newer), Worse: s.Worse}
 		if v, ok := s.Rate(); ok {
 			js.PassRate = &v
 		}

@@ -303,7 +303,8 @@ func (s *Session) readConversation(pos diag.Pos, convID string, waitEnded bool) 
 }
 
 // confirmHandoff reads the handoff state (by shared id when the check
-// gives one) and checks it. A 404 is "no record", a failure of the check.
+// gives one) and checks it. A 404 at the bound of the confirmation's
+// wait is "no record", a failure of the check.
 func (s *Session) confirmHandoff(h *assert.HandoffStateCheck, convID string) (fails []assert.Failure, stop, retry bool) {
 	shared, err := s.sendable(h.SharedID)
 	if err == nil && h.SharedID != "" && strings.TrimSpace(shared) == "" {
@@ -330,20 +331,34 @@ func (s *Session) confirmHandoff(h *assert.HandoffStateCheck, convID string) (fa
 		rec.Duration = s.opts.Now().Sub(started)
 		s.a.Confirmations = append(s.a.Confirmations, rec)
 	}()
-	ctx, cancel := withTimeout(s.ctx, s.opts.TurnTimeout, s.opts)
-	defer cancel()
-	rec.Reads = 1
-	hs, err := s.opts.Records.HandoffState(ctx, s.c.Agent, id, shared)
-	switch {
-	case platform.IsNotFound(err):
-		hs = nil
-		rec.Summary = "no handoff state stored"
-	case err != nil:
-		return nil, true, s.platformFailed(h.Pos, "confirm: read handoff state of "+rec.Subject, s.named(ctx, err))
-	default:
+	// The agent writes the state at handoff, but the platform may store
+	// it a moment after the conversation ends, as it does the record: a
+	// 404 is read again within the confirmation's wait, and only at its
+	// bound is it "no record", the agent's failure.
+	var hs *reply.HandoffState
+	err = s.poll(func(ctx context.Context) (bool, error) {
+		rec.Reads++
+		got, err := s.opts.Records.HandoffState(ctx, s.c.Agent, id, shared)
+		if platform.IsNotFound(err) {
+			return false, nil // not stored yet
+		}
+		hs = got
+		return true, err // the state, or poll's error
+	})
+	if err != nil {
+		return nil, true, s.platformFailed(h.Pos, "confirm: read handoff state of "+rec.Subject, err)
+	}
+	if hs == nil {
+		rec.Summary = fmt.Sprintf("no handoff state stored within %s", s.opts.ConfirmTimeout)
+	} else {
 		rec.Found, rec.Summary = true, "data: "+reply.Render(hs.Data)
 	}
 	fails = assert.CheckHandoffState(h, hs, s.expand)
+	if hs == nil {
+		for i := range fails {
+			fails[i].Message += fmt.Sprintf(" within the confirmation's wait of %s (%d reads; the last answer a 404)", s.opts.ConfirmTimeout, rec.Reads)
+		}
+	}
 	rec.Held = len(fails) == 0
 	return fails, false, false
 }
