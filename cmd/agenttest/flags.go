@@ -329,7 +329,7 @@ var errHelp = errors.New("help shown")
 // followed by true or false is refused.
 //
 // An unknown flag ends the parse with a did-you-mean, or, for a flag of
-// run given to another command, says so; bad values are all
+// other commands, names them; bad values are all
 // collected and returned together (the problems of environment defaults
 // are in f.problems, for the command's Validate). Every problem is a usage
 // error (exit 2). -h/--help prints the
@@ -366,10 +366,11 @@ func (f *flags) parse(args []string) ([]string, error) {
 					dashes = "-"
 				}
 				msg += fmt.Sprintf(" (did you mean %s%s?)", dashes, s)
-			} else if runFlags(f.st, &runOptions{}).fs.Lookup(name) != nil {
-				// A flag of run given to list, lint...: not a typo, the
-				// wrong command (agenttest list --target x).
-				msg += fmt.Sprintf(" (a flag of run, not of %s)", f.cmd)
+			} else if owners := flagOwners(f.st, name); len(owners) > 0 {
+				// A flag of another command (agenttest list --target x,
+				// agenttest history --baseline live): not a typo, the
+				// wrong command.
+				msg += fmt.Sprintf(" (a flag of %s, not of %s)", diag.List(owners, "and"), f.cmd)
 			}
 			return nil, f.usageError(msg)
 		}
@@ -529,4 +530,34 @@ func parseBare(st *State, cmd, usage string, args []string) (ok bool, err error)
 		return false, usageProblems(cmd, "takes no arguments")
 	}
 	return true, nil
+}
+
+// commandFlags builds the flag set of every command that has flags, in
+// the order of the top help, parsing nothing and reading only the
+// environment: each command's own builder, so that what it says of
+// another command's flag is that command's real flag set.
+func commandFlags(st *State) []*flags {
+	return []*flags{
+		runFlags(st, &runOptions{}),
+		lintFlags(st, &lintOptions{}),
+		listFlags(st, &listOptions{}),
+		simFlags(st, &simOptions{}),
+		webhooksFlags(st, &webhooksOptions{}),
+		historyFlags(st, new(bool)),
+		coverageFlags(st, new(bool), &outputs{}),
+		mergeFlags(st, &mergeOptions{}),
+		compareFlags(st, &compareOptions{}),
+		gateFlags(st, &gateOptions{}),
+	}
+}
+
+// flagOwners names the commands that have the flag name.
+func flagOwners(st *State, name string) []string {
+	var out []string
+	for _, f := range commandFlags(st) {
+		if f.fs.Lookup(name) != nil {
+			out = append(out, f.cmd)
+		}
+	}
+	return out
 }

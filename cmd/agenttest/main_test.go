@@ -266,20 +266,48 @@ func TestExitCodes(t *testing.T) {
 			stderr: []string{"agenttest: list: unknown flag -bogus\n"},
 		},
 		{
-			// Not a typo: the wrong command. run's flags are registered,
-			// not parsed, to tell.
-			name:   "a flag of run given to list",
+			// Not a typo: the wrong command. Every command's flags are
+			// registered, not parsed, to name those that have it.
+			name:   "a flag of run and others given to list",
 			dir:    "testdata/pass",
 			args:   []string{"list", "--target", "staging"},
 			code:   exitUsage,
-			stderr: []string{"agenttest: list: unknown flag --target (a flag of run, not of list)\nRun 'agenttest help list' for usage.\n"},
+			stderr: []string{"agenttest: list: unknown flag --target (a flag of run, webhooks, compare and gate, not of list)\nRun 'agenttest help list' for usage.\n"},
 		},
 		{
-			name:   "a flag of run given to lint, with its value",
+			name:   "a flag of run and merge given to lint, with its value",
 			dir:    "testdata/pass",
 			args:   []string{"lint", "--junit=lint.xml"},
 			code:   exitUsage,
-			stderr: []string{"agenttest: lint: unknown flag --junit (a flag of run, not of lint)\n"},
+			stderr: []string{"agenttest: lint: unknown flag --junit (a flag of run and merge, not of lint)\n"},
+		},
+		{
+			name:   "a flag of compare only given to list",
+			dir:    "testdata/pass",
+			args:   []string{"list", "--baseline", "live"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: list: unknown flag --baseline (a flag of compare, not of list)\n"},
+		},
+		{
+			name:   "a flag of gate given to run",
+			dir:    "testdata/pass",
+			args:   []string{"run", "--max-age=2h", "suites"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: run: unknown flag --max-age (a flag of gate, not of run)\n"},
+		},
+		{
+			name:   "a flag of sim and webhooks given to gate",
+			dir:    "testdata/pass",
+			args:   []string{"gate", "--listen", ":0", "r.json"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: gate: unknown flag --listen (a flag of sim and webhooks, not of gate)\n"},
+		},
+		{
+			name:   "a flag of coverage given to history",
+			dir:    "testdata/pass",
+			args:   []string{"history", "--coverage-from", "a.json", "b.json"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: history: unknown flag --coverage-from (a flag of run, coverage and merge, not of history)\n"},
 		},
 		{
 			name:   "a flag of no command",
@@ -946,7 +974,7 @@ func TestExitCodes(t *testing.T) {
 			dir:    "testdata/pass",
 			args:   []string{"version", "--json"},
 			code:   exitUsage,
-			stderr: []string{"agenttest: version: unknown flag --json (a flag of run, not of version)\nRun 'agenttest help version' for usage.\n"},
+			stderr: []string{"agenttest: version: unknown flag --json (a flag of run, history, coverage, merge and compare, not of version)\nRun 'agenttest help version' for usage.\n"},
 			absent: []string{"agenttest (devel)"},
 		},
 		{

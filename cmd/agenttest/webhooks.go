@@ -70,10 +70,10 @@ func cmdWebhooks(ctx context.Context, st *State, args []string) error {
 	return webhooksListen(ctx, st, args[1:])
 }
 
-func parseWebhooksOptions(st *State, args []string) (*webhooksOptions, error) {
-	o := &webhooksOptions{}
+// webhooksFlags registers the flags of webhooks listen on a new flag
+// set, parsing nothing (see commandFlags).
+func webhooksFlags(st *State, o *webhooksOptions) *flags {
 	f := newFlags(st, "webhooks", webhooksUsage)
-	o.flags = f
 	f.stringVar(&o.listen, "listen", config.EnvWebhookListen, "127.0.0.1:8787", "listen on `ADDR` for deliveries")
 	f.stringVar(&o.url, "url", config.EnvWebhookURL, "", "public `URL` the platform delivers to (default: http://ADDR/ for a loopback --listen)")
 	f.stringVar(&o.events, "events", "AGENTTEST_WEBHOOK_EVENTS", strings.Join(webhook.DefaultEvents, ","), "comma-separated `EVENTS` to subscribe to")
@@ -81,6 +81,13 @@ func parseWebhooksOptions(st *State, args []string) (*webhooksOptions, error) {
 	f.stringVar(&o.target, "target", "AGENTTEST_TARGET", "", "target `NAME` from the config file (default: its default_target)")
 	f.stringVar(&o.config, "config", "AGENTTEST_CONFIG", "", "config `FILE` (default: ./agenttest.yaml when present)")
 	f.stringVar(&o.brand, "brand", config.EnvBrand, "", "brand `WORD` of the X-<Brand>-Signature header (default: the target's brand:, else "+platform.DefaultBrand+")")
+	return f
+}
+
+func parseWebhooksOptions(st *State, args []string) (*webhooksOptions, error) {
+	o := &webhooksOptions{}
+	f := webhooksFlags(st, o)
+	o.flags = f
 	pos, err := f.parse(args)
 	if err != nil {
 		return nil, err
