@@ -852,6 +852,15 @@ func TestExitCodes(t *testing.T) {
 			stderr: []string{"agenttest: nothing to test: no scenario of the 2 in 1 suite file matches --tags \"@Smoke\"; no scenario is tagged @Smoke (did you mean @smoke?)"},
 		},
 		{
+			// A name written twice is counted once; one with a quote
+			// gets no shell line that its quote would break.
+			name:   "a name in another case, with a quote",
+			files:  map[string]string{"s.yaml": "suite: s\nagent: clinic\nscenarios:\n  - name: says it's open\n    greeting: {response: {contains: a}}\n", "t.yaml": "suite: t\nagent: clinic\nscenarios:\n  - name: says it's open\n    greeting: {response: {contains: a}}\n"},
+			args:   []string{"list", "--name", "IT'S"},
+			code:   exitEmpty,
+			stderr: []string{`agenttest: nothing to list: no scenario of the 2 in 2 suite files matches --name "IT'S"; --name is case-sensitive, and 1 name contains "IT'S" in another case, such as "says it's open"` + "\n"},
+		},
+		{
 			name:   "a name nearly a scenario's",
 			dir:    "testdata/pass",
 			args:   []string{"run", "--name", "books a tabel for four"},
@@ -1032,6 +1041,17 @@ func TestList(t *testing.T) {
 		// gets none.
 		{args: []string{"list", "--name", "Say Goodbye"}, code: exitEmpty,
 			stderr: `agenttest: nothing to list: no scenario of the 2 in 1 suite file matches --name "Say Goodbye"; did you mean "says goodbye"?` + "\n"},
+		// No whole name is near, but some contain the text in another
+		// case: --name keeps its case, and the hint says how to drop it.
+		{args: []string{"list", "--name", "BOOKS"}, code: exitEmpty,
+			stderr: `agenttest: nothing to list: no scenario of the 2 in 1 suite file matches --name "BOOKS"; --name is case-sensitive, and 1 name contains "BOOKS" in another case, such as "books a table for four" (--name '/(?i)BOOKS/' ignores case)` + "\n"},
+		{args: []string{"list", "--name", "/(?i)BOOKS/"}, want: "suites/booking.yaml:5  books a table for four  @booking @smoke\n"},
+		{args: []string{"list", "--name", "Good.bye"}, code: exitEmpty,
+			stderr: `agenttest: nothing to list: no scenario of the 2 in 1 suite file matches --name "Good.bye"` + "\n"},
+		{args: []string{"list", "--name", "A"}, code: exitEmpty,
+			stderr: `agenttest: nothing to list: no scenario of the 2 in 1 suite file matches --name "A"; --name is case-sensitive, and 2 names contain "A" in another case, such as "books a table for four" (--name '/(?i)A/' ignores case)` + "\n"},
+		{args: []string{"list", "--name", "/BOOKS/"}, code: exitEmpty,
+			stderr: `agenttest: nothing to list: no scenario of the 2 in 1 suite file matches --name "/BOOKS/"` + "\n"},
 		{args: []string{"list", "--name", "says goodbye", "--tags", "@smoke"}, code: exitEmpty,
 			stderr: `agenttest: nothing to list: no scenario of the 2 in 1 suite file matches --tags "@smoke" and --name "says goodbye"` + "\n"},
 		{args: []string{"list", "suites/booking.yaml:22"}, want: "suites/booking.yaml:22  says goodbye  @booking\n"},
