@@ -76,7 +76,7 @@ func nameHint(suites []*scenario.Suite, re *regexp.Regexp, name string) string {
 	if h := diag.DidYouMean(name, names); h != "" {
 		return h
 	}
-	if strings.HasPrefix(name, "/") && strings.HasSuffix(name, "/") && len(name) >= 2 {
+	if strings.HasPrefix(name, "/") && strings.HasSuffix(name, "/") {
 		return ""
 	}
 	fold := regexp.MustCompile("(?i)" + regexp.QuoteMeta(name))

@@ -303,6 +303,13 @@ func TestExitCodes(t *testing.T) {
 			stderr: []string{"agenttest: gate: unknown flag --listen (a flag of sim and webhooks, not of gate)\n"},
 		},
 		{
+			name:   "a flag of run, lint, list and merge given to gate",
+			dir:    "testdata/pass",
+			args:   []string{"gate", "--allow-empty", "r.json"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: gate: unknown flag --allow-empty (a flag of run, lint, list and merge, not of gate)\n"},
+		},
+		{
 			name:   "a flag of coverage given to history",
 			dir:    "testdata/pass",
 			args:   []string{"history", "--coverage-from", "a.json", "b.json"},
@@ -859,6 +866,23 @@ func TestExitCodes(t *testing.T) {
 			args:   []string{"list", "--name", "IT'S"},
 			code:   exitEmpty,
 			stderr: []string{`agenttest: nothing to list: no scenario of the 2 in 2 suite files matches --name "IT'S"; --name is case-sensitive, and 1 name contains "IT'S" in another case, such as "says it's open"` + "\n"},
+		},
+		{
+			// The ignore-case line quotes the text's metacharacters.
+			name:   "a name in another case, with metacharacters",
+			files:  map[string]string{"s.yaml": "suite: s\nagent: clinic\nscenarios:\n  - name: costs $5 (plus tax)\n    greeting: {response: {contains: a}}\n"},
+			args:   []string{"list", "--name", "$5 (PLUS"},
+			code:   exitEmpty,
+			stderr: []string{`such as "costs $5 (plus tax)" (--name '/(?i)\$5 \(PLUS/' ignores case)` + "\n"},
+		},
+		{
+			// A /REGEX/ is the user's own: case is theirs to write.
+			name:   "a regular expression in another case",
+			files:  map[string]string{"s.yaml": "suite: s\nagent: clinic\nscenarios:\n  - name: opens the /help/ page\n    greeting: {response: {contains: a}}\n"},
+			args:   []string{"list", "--name", "/HELP/"},
+			code:   exitEmpty,
+			stderr: []string{`agenttest: nothing to list: no scenario of the 1 in 1 suite file matches --name "/HELP/"` + "\n"},
+			absent: []string{"case-sensitive"},
 		},
 		{
 			name:   "a name nearly a scenario's",
