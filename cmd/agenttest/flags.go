@@ -516,22 +516,6 @@ func (f *flags) help() string {
 	return b.String()
 }
 
-// parseBare parses the command line of a command without flags or
-// arguments (version): ok is false when the command has nothing
-// more to do, err then nil after --help, or what was wrong.
-func parseBare(st *State, cmd, usage string, args []string) (ok bool, err error) {
-	pos, err := newFlags(st, cmd, usage).parse(args)
-	switch {
-	case errors.Is(err, errHelp):
-		return false, nil
-	case err != nil:
-		return false, err
-	case len(pos) > 0:
-		return false, usageProblems(cmd, "takes no arguments")
-	}
-	return true, nil
-}
-
 // commandFlags builds the flag set of every command that has flags, in
 // the order of the top help, parsing nothing and reading only the
 // environment: each command's own builder, so that what it says of
@@ -548,6 +532,7 @@ func commandFlags(st *State) []*flags {
 		mergeFlags(st, &mergeOptions{}),
 		compareFlags(st, &compareOptions{}),
 		gateFlags(st, &gateOptions{}),
+		versionFlags(st, new(bool)),
 	}
 }
 
