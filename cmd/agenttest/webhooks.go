@@ -18,6 +18,7 @@ import (
 	"unicode"
 
 	"github.com/agenttest/agenttest/internal/config"
+	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/escape"
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/reply"
@@ -65,7 +66,17 @@ func cmdWebhooks(ctx context.Context, st *State, args []string) error {
 		return err
 	}
 	if args[0] != "listen" {
-		return usageProblems("webhooks", fmt.Sprintf("unknown subcommand %q (want listen)", args[0]))
+		if strings.HasPrefix(args[0], "-") && len(args[0]) > 1 {
+			// agenttest webhooks --listen :0: a flag of listen written
+			// before it, not a misspelt subcommand.
+			name, _, _ := strings.Cut(args[0], "=")
+			return usageProblems("webhooks", fmt.Sprintf("%s comes before the subcommand: flags follow it (agenttest webhooks listen %s ...)", name, args[0]))
+		}
+		msg := fmt.Sprintf("unknown subcommand %q (want listen)", args[0])
+		if s := diag.Suggest(args[0], []string{"listen"}); s != "" {
+			msg = fmt.Sprintf("unknown subcommand %q (did you mean %s?)", args[0], s)
+		}
+		return usageProblems("webhooks", msg)
 	}
 	return webhooksListen(ctx, st, args[1:])
 }
