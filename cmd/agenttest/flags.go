@@ -236,6 +236,41 @@ func (f *flags) float64Var(p *float64, name, envName string, def float64, usage 
 
 // listVar is a flag that may be given several times, each value a list
 // separated by commas (its variable too): every value is kept, in order.
+// tagsVar is stringVar for a tag expression given once or more: the
+// command line's expressions all hold, as Cucumber's repeated --tags do
+// (--tags @smoke --tags '~@wip' is '(@smoke) and (~@wip)'), where a
+// later one replacing the first would quietly run what the first left
+// out. The first replaces the environment's.
+func (f *flags) tagsVar(p *string, name, envName, usage string) {
+	if v, ok := f.env(name, envName); ok {
+		*p = v
+	}
+	f.fs.Var(&tagsValue{p: p}, name, withEnv(usage, envName))
+}
+
+type tagsValue struct {
+	p     *string
+	given bool
+}
+
+func (v *tagsValue) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return *v.p
+}
+
+func (v *tagsValue) Set(s string) error {
+	switch {
+	case !v.given || *v.p == "":
+		*v.p = s
+	case s != "":
+		*v.p = "(" + *v.p + ") and (" + s + ")"
+	}
+	v.given = true
+	return nil
+}
+
 func (f *flags) listVar(p *[]string, name, envName, usage string) {
 	if v, ok := f.env(name, envName); ok {
 		*p = splitList(v)

@@ -885,6 +885,16 @@ func TestExitCodes(t *testing.T) {
 			absent: []string{"case-sensitive"},
 		},
 		{
+			// The command line's --tags replaces the variable's, however
+			// many times it is given.
+			name:   "--tags replaces AGENTTEST_TAGS",
+			dir:    "testdata/pass",
+			env:    map[string]string{"AGENTTEST_TAGS": "@smoke"},
+			args:   []string{"list", "--tags", "@booking", "--tags", "~@nosuch"},
+			code:   exitOK,
+			stdout: []string{"books a table for four", "says goodbye"},
+		},
+		{
 			name:   "a name nearly a scenario's",
 			dir:    "testdata/pass",
 			args:   []string{"run", "--name", "books a tabel for four"},
@@ -1103,6 +1113,13 @@ func TestList(t *testing.T) {
 			stderr: `agenttest: nothing to list: no scenario of the 2 in 1 suite file matches --tags "@smoke" and --name "says goodbye"` + "\n"},
 		{args: []string{"list", "suites/booking.yaml:22"}, want: "suites/booking.yaml:22  says goodbye  @booking\n"},
 		{args: []string{"list", "./suites/booking.yaml:5:5", "--tags", "@smoke"}, want: "suites/booking.yaml:5  books a table for four  @booking @smoke\n"},
+		// --tags given again: both hold, as Cucumber's do (the last
+		// alone would list says goodbye too); an empty one adds nothing.
+		{args: []string{"list", "--tags", "@smoke", "--tags", "@booking"}, want: "suites/booking.yaml:5  books a table for four  @booking @smoke\n"},
+		{args: []string{"list", "--tags", "@smoke", "--tags="}, want: "suites/booking.yaml:5  books a table for four  @booking @smoke\n"},
+		{args: []string{"list", "--tags=", "--tags", "@smoke"}, want: "suites/booking.yaml:5  books a table for four  @booking @smoke\n"},
+		{args: []string{"list", "--tags", "~@smoke", "--tags", "@smoke"}, code: exitEmpty,
+			stderr: `agenttest: nothing to list: no scenario of the 2 in 1 suite file matches --tags "(~@smoke) and (@smoke)"` + "\n"},
 		{args: []string{"list", "--tags", "~@booking"}, code: exitEmpty,
 			stderr: `agenttest: nothing to list: no scenario of the 2 in 1 suite file matches --tags "~@booking"` + "\n"},
 		{args: []string{"list", "--tags", "@smoek"}, code: exitEmpty,
