@@ -254,7 +254,7 @@ type tagsValue struct {
 }
 
 func (v *tagsValue) String() string {
-	if v.p == nil {
+	if v == nil || v.p == nil {
 		return ""
 	}
 	return *v.p
