@@ -1,9 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -169,34 +173,82 @@ func cmdHelp(ctx context.Context, st *State, args []string) error {
 	return &exitError{code: exitUsage, msg: msg, hint: helpHint("")}
 }
 
-const versionUsage = `Usage: agenttest version
+const versionUsage = `Usage: agenttest version [--json]
 
 Prints the version of agenttest and of the Go toolchain that built it.
+With --json, one JSON object for scripts that record what tested an
+agent: {"version": "v1.2.0", "go": "go1.25.0", "revision": "..."},
+revision (the commit built, when the build recorded one) left out
+when unknown.
 `
+
+// versionInfo is what version prints; its JSON keys are a contract.
+type versionInfo struct {
+	Version  string `json:"version"`
+	Go       string `json:"go"`
+	Revision string `json:"revision,omitempty"`
+}
+
+// versionFlags registers version's flags on a new flag set, parsing
+// nothing (see commandFlags).
+func versionFlags(st *State, asJSON *bool) *flags {
+	f := newFlags(st, "version", versionUsage)
+	f.boolVar(asJSON, "json", "", "print the version as one JSON object")
+	return f
+}
 
 // cmdVersion prints the version. Like every other command it refuses a
 // flag it does not have and an argument, rather than print the version
-// to a script that asked for something else (agenttest version --json).
+// to a script that asked for something else.
 func cmdVersion(_ context.Context, st *State, args []string) error {
-	if ok, err := parseBare(st, "version", versionUsage, args); !ok {
+	var asJSON bool
+	pos, err := versionFlags(st, &asJSON).parse(args)
+	switch {
+	case errors.Is(err, errHelp):
+		return nil
+	case err != nil:
 		return err
+	case len(pos) > 0:
+		return usageProblems("version", "takes no arguments")
+	}
+	if asJSON {
+		b, err := json.Marshal(buildVersion())
+		if err != nil {
+			return fmt.Errorf("version: %w", err)
+		}
+		fmt.Fprintf(st.Stdout, "%s\n", b)
+		return nil
 	}
 	fmt.Fprintf(st.Stdout, "agenttest %s\n", version())
 	return nil
 }
 
-// version is the module version stamped by the Go toolchain, "(devel)" in a
-// work tree.
+// version is the version line's words after "agenttest": "(devel)
+// go1.25.0".
 func version() string {
+	v := buildVersion()
+	return v.Version + " " + v.Go
+}
+
+// buildVersion is the module version stamped by the Go toolchain,
+// "(devel)" in a work tree, with the toolchain and the commit built.
+func buildVersion() versionInfo {
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
-		return "(unknown)"
+		return versionInfo{Version: "(unknown)", Go: runtime.Version()}
 	}
-	v := info.Main.Version
-	if v == "" {
-		v = "(devel)"
+	return versionOf(info)
+}
+
+// versionOf reads what version prints from the build's information.
+func versionOf(info *debug.BuildInfo) versionInfo {
+	v := versionInfo{Version: cmp.Or(info.Main.Version, "(devel)"), Go: info.GoVersion}
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" {
+			v.Revision = s.Value
+		}
 	}
-	return v + " " + info.GoVersion
+	return v
 }
 
 // interrupts tracks SIGINT/SIGTERM for one run: the first cancels the

@@ -147,8 +147,9 @@ type compareOptions struct {
 	flags *flags
 }
 
-func parseCompareOptions(st *State, args []string) (*compareOptions, error) {
-	o := &compareOptions{}
+// compareFlags registers compare's flags on a new flag set, parsing
+// nothing (see commandFlags).
+func compareFlags(st *State, o *compareOptions) *flags {
 	f := newFlags(st, "compare", compareUsage)
 	f.stringVar(&o.baseline, "baseline", "AGENTTEST_BASELINE", "", "the baseline `SIDE`: an environment (live), target:NAME or a JSON report")
 	f.stringVar(&o.candidate, "candidate", "AGENTTEST_CANDIDATE", "", "the candidate `SIDE`: an environment (pre-release), target:NAME or a JSON report")
@@ -170,6 +171,12 @@ func parseCompareOptions(st *State, args []string) (*compareOptions, error) {
 	f.alias("v", "verbose", &o.verbose)
 	f.boolVar(&o.noColor, "no-color", "", "never colour the output (NO_COLOR in the environment does the same)")
 	o.statsOptions.register(f)
+	return f
+}
+
+func parseCompareOptions(st *State, args []string) (*compareOptions, error) {
+	o := &compareOptions{}
+	f := compareFlags(st, o)
 	pos, err := f.parse(args)
 	if err != nil {
 		return nil, err

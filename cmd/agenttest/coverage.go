@@ -25,12 +25,19 @@ their visits do not.
 Exit codes: 0 printed, 2 bad usage or a file that is not a JSON report.
 `
 
+// coverageFlags registers coverage's flags on a new flag set, parsing
+// nothing (see commandFlags).
+func coverageFlags(st *State, asJSON *bool, o *outputs) *flags {
+	f := newFlags(st, "coverage", coverageUsage)
+	f.boolVar(asJSON, "json", "", "print the coverage as JSON (schema "+coverage.SchemaV1+")")
+	f.listVar(&o.coverageFrom, "coverage-from", "AGENTTEST_COVERAGE_FROM", "measure against the nodes seen in earlier JSON `REPORTS` too, without counting their visits (repeat the flag or separate with commas)")
+	return f
+}
+
 func cmdCoverage(_ context.Context, st *State, args []string) error {
 	var asJSON bool
 	var o outputs
-	f := newFlags(st, "coverage", coverageUsage)
-	f.boolVar(&asJSON, "json", "", "print the coverage as JSON (schema "+coverage.SchemaV1+")")
-	f.listVar(&o.coverageFrom, "coverage-from", "AGENTTEST_COVERAGE_FROM", "measure against the nodes seen in earlier JSON `REPORTS` too, without counting their visits (repeat the flag or separate with commas)")
+	f := coverageFlags(st, &asJSON, &o)
 	paths, err := f.parse(args)
 	if errors.Is(err, errHelp) {
 		return nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -53,8 +54,12 @@ func (s *selection) emptyReason(suites []*scenario.Suite, paths []string, pathsG
 
 // nameHint is the did-you-mean of a --name no scenario name matches: the
 // closest scenario name, by diag.Suggest's rule (a slip in a name copied
-// from a report, "Books a table" for "books a table"). It says nothing
-// when some name matches: the other filters left it out.
+// from a report, "Books a table" for "books a table"); else, for a
+// literal --name, the names that contain it in another case (--name
+// Booking for "booking cancelled": the text matches with its case, as
+// grep does, and the hint says how to ignore it rather than change
+// what selects). It says nothing when some name matches: the other
+// filters left it out.
 func nameHint(suites []*scenario.Suite, re *regexp.Regexp, name string) string {
 	if re == nil {
 		return ""
@@ -64,9 +69,31 @@ func nameHint(suites []*scenario.Suite, re *regexp.Regexp, name string) string {
 		if re.MatchString(sc.Name) {
 			return ""
 		}
-		names = append(names, sc.Name)
+		if !slices.Contains(names, sc.Name) {
+			names = append(names, sc.Name)
+		}
 	}
-	return diag.DidYouMean(name, names)
+	if h := diag.DidYouMean(name, names); h != "" {
+		return h
+	}
+	if strings.HasPrefix(name, "/") && strings.HasSuffix(name, "/") {
+		return ""
+	}
+	fold := regexp.MustCompile("(?i)" + regexp.QuoteMeta(name))
+	var in []string
+	for _, n := range names {
+		if fold.MatchString(n) {
+			in = append(in, n)
+		}
+	}
+	if len(in) == 0 {
+		return ""
+	}
+	h := fmt.Sprintf("--name is case-sensitive, and %d %s %q in another case, such as %q", len(in), plural(len(in), "name contains", "names contain"), name, in[0])
+	if strings.Contains(name, "'") {
+		return h // not written in shell quotes as it is
+	}
+	return h + fmt.Sprintf(" (--name '/(?i)%s/' ignores case)", regexp.QuoteMeta(name))
 }
 
 // tagHints names the tags of an expression that no scenario has, with the

@@ -236,6 +236,41 @@ func (f *flags) float64Var(p *float64, name, envName string, def float64, usage 
 
 // listVar is a flag that may be given several times, each value a list
 // separated by commas (its variable too): every value is kept, in order.
+// tagsVar is stringVar for a tag expression given once or more: the
+// command line's expressions all hold, as Cucumber's repeated --tags do
+// (--tags @smoke --tags '~@wip' is '(@smoke) and (~@wip)'), where a
+// later one replacing the first would quietly run what the first left
+// out. The first replaces the environment's.
+func (f *flags) tagsVar(p *string, name, envName, usage string) {
+	if v, ok := f.env(name, envName); ok {
+		*p = v
+	}
+	f.fs.Var(&tagsValue{p: p}, name, withEnv(usage, envName))
+}
+
+type tagsValue struct {
+	p     *string
+	given bool
+}
+
+func (v *tagsValue) String() string {
+	if v == nil || v.p == nil {
+		return ""
+	}
+	return *v.p
+}
+
+func (v *tagsValue) Set(s string) error {
+	switch {
+	case !v.given || *v.p == "":
+		*v.p = s
+	case s != "":
+		*v.p = "(" + *v.p + ") and (" + s + ")"
+	}
+	v.given = true
+	return nil
+}
+
 func (f *flags) listVar(p *[]string, name, envName, usage string) {
 	if v, ok := f.env(name, envName); ok {
 		*p = splitList(v)
@@ -329,7 +364,7 @@ var errHelp = errors.New("help shown")
 // followed by true or false is refused.
 //
 // An unknown flag ends the parse with a did-you-mean, or, for a flag of
-// run given to another command, says so; bad values are all
+// other commands, names them; bad values are all
 // collected and returned together (the problems of environment defaults
 // are in f.problems, for the command's Validate). Every problem is a usage
 // error (exit 2). -h/--help prints the
@@ -366,10 +401,11 @@ func (f *flags) parse(args []string) ([]string, error) {
 					dashes = "-"
 				}
 				msg += fmt.Sprintf(" (did you mean %s%s?)", dashes, s)
-			} else if runFlags(f.st, &runOptions{}).fs.Lookup(name) != nil {
-				// A flag of run given to list, lint...: not a typo, the
-				// wrong command (agenttest list --target x).
-				msg += fmt.Sprintf(" (a flag of run, not of %s)", f.cmd)
+			} else if owners := flagOwners(f.st, name); len(owners) > 0 {
+				// A flag of another command (agenttest list --target x,
+				// agenttest history --baseline live): not a typo, the
+				// wrong command.
+				msg += fmt.Sprintf(" (a flag of %s, not of %s)", diag.List(owners, "and"), f.cmd)
 			}
 			return nil, f.usageError(msg)
 		}
@@ -515,18 +551,33 @@ func (f *flags) help() string {
 	return b.String()
 }
 
-// parseBare parses the command line of a command without flags or
-// arguments (version): ok is false when the command has nothing
-// more to do, err then nil after --help, or what was wrong.
-func parseBare(st *State, cmd, usage string, args []string) (ok bool, err error) {
-	pos, err := newFlags(st, cmd, usage).parse(args)
-	switch {
-	case errors.Is(err, errHelp):
-		return false, nil
-	case err != nil:
-		return false, err
-	case len(pos) > 0:
-		return false, usageProblems(cmd, "takes no arguments")
+// commandFlags builds the flag set of every command that has flags, in
+// the order of the top help, parsing nothing and reading only the
+// environment: each command's own builder, so that what it says of
+// another command's flag is that command's real flag set.
+func commandFlags(st *State) []*flags {
+	return []*flags{
+		runFlags(st, &runOptions{}),
+		lintFlags(st, &lintOptions{}),
+		listFlags(st, &listOptions{}),
+		simFlags(st, &simOptions{}),
+		webhooksFlags(st, &webhooksOptions{}),
+		historyFlags(st, new(bool)),
+		coverageFlags(st, new(bool), &outputs{}),
+		mergeFlags(st, &mergeOptions{}),
+		compareFlags(st, &compareOptions{}),
+		gateFlags(st, &gateOptions{}),
+		versionFlags(st, new(bool)),
 	}
-	return true, nil
+}
+
+// flagOwners names the commands that have the flag name.
+func flagOwners(st *State, name string) []string {
+	var out []string
+	for _, f := range commandFlags(st) {
+		if f.fs.Lookup(name) != nil {
+			out = append(out, f.cmd)
+		}
+	}
+	return out
 }

@@ -97,8 +97,9 @@ type gateOptions struct {
 // nightly pipeline's, not last week's.
 const defaultMaxAge = 24 * time.Hour
 
-func cmdGate(ctx context.Context, st *State, args []string) error {
-	o := &gateOptions{}
+// gateFlags registers gate's flags on a new flag set, parsing nothing
+// (see commandFlags).
+func gateFlags(st *State, o *gateOptions) *flags {
 	f := newFlags(st, "gate", gateUsage)
 	f.stringVar(&o.target, "target", "AGENTTEST_TARGET", "", "target `NAME` from the config file (default: its default_target)")
 	f.stringVar(&o.config, "config", "AGENTTEST_CONFIG", "", "config `FILE` (default: ./agenttest.yaml when present)")
@@ -106,6 +107,12 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 	f.int64Var(&o.seed, "seed", "AGENTTEST_SEED", 0, "seed `N` of the embedded simulator (the run's --seed)")
 	f.boolVar(&o.sim, "sim", "AGENTTEST_SIM", "use the embedded simulator whatever target is configured")
 	f.listVar(&o.agents, "agent", "AGENTTEST_GATE_AGENT", "the agents the pipeline promotes, `IDS` as the suites name them (repeat the flag or separate with commas): refuse a report that did not test each in the target's environment")
+	return f
+}
+
+func cmdGate(ctx context.Context, st *State, args []string) error {
+	o := &gateOptions{}
+	f := gateFlags(st, o)
 	pos, err := f.parse(args)
 	if errors.Is(err, errHelp) {
 		return nil

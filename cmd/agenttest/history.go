@@ -48,10 +48,17 @@ Exit codes: 0 printed, 2 bad usage or a file that is not a JSON report
 (the history of the others printed).
 `
 
+// historyFlags registers history's flags on a new flag set, parsing
+// nothing (see commandFlags).
+func historyFlags(st *State, asJSON *bool) *flags {
+	f := newFlags(st, "history", historyUsage)
+	f.boolVar(asJSON, "json", "", "print the history as JSON (schema "+history.SchemaV1+")")
+	return f
+}
+
 func cmdHistory(_ context.Context, st *State, args []string) error {
 	var asJSON bool
-	f := newFlags(st, "history", historyUsage)
-	f.boolVar(&asJSON, "json", "", "print the history as JSON (schema "+history.SchemaV1+")")
+	f := historyFlags(st, &asJSON)
 	paths, err := f.parse(args)
 	if errors.Is(err, errHelp) {
 		return nil

@@ -41,16 +41,28 @@ scenario under the paths), as for 'agenttest run' (--allow-empty makes it
 0); 0 otherwise (warnings do not fail).
 `
 
-func cmdLint(_ context.Context, st *State, args []string) error {
-	var cfgName, simAgents string
-	var noColor, allowEmpty, verbose bool
+// lintOptions are the flags of lint.
+type lintOptions struct {
+	config, simAgents            string
+	noColor, allowEmpty, verbose bool
+}
+
+// lintFlags registers lint's flags on a new flag set, parsing nothing
+// (see commandFlags).
+func lintFlags(st *State, o *lintOptions) *flags {
 	f := newFlags(st, "lint", lintUsage)
-	f.stringVar(&cfgName, "config", "AGENTTEST_CONFIG", "", "config `FILE` (default: ./agenttest.yaml when present)")
-	f.stringVar(&simAgents, "sim-agents", envSimAgents, "", "hold the node names of the checks to the agent definitions of `PATH`, a directory or one file")
-	f.boolVar(&noColor, "no-color", "", "never colour the output")
-	f.boolVar(&allowEmpty, "allow-empty", "AGENTTEST_ALLOW_EMPTY", "exit 0 instead of 5 when there is no scenario to test")
-	f.boolVar(&verbose, "verbose", "", "also list the YAML files passed over as not suites")
-	f.alias("v", "verbose", &verbose)
+	f.stringVar(&o.config, "config", "AGENTTEST_CONFIG", "", "config `FILE` (default: ./agenttest.yaml when present)")
+	f.stringVar(&o.simAgents, "sim-agents", envSimAgents, "", "hold the node names of the checks to the agent definitions of `PATH`, a directory or one file")
+	f.boolVar(&o.noColor, "no-color", "", "never colour the output")
+	f.boolVar(&o.allowEmpty, "allow-empty", "AGENTTEST_ALLOW_EMPTY", "exit 0 instead of 5 when there is no scenario to test")
+	f.boolVar(&o.verbose, "verbose", "", "also list the YAML files passed over as not suites")
+	f.alias("v", "verbose", &o.verbose)
+	return f
+}
+
+func cmdLint(_ context.Context, st *State, args []string) error {
+	o := &lintOptions{}
+	f := lintFlags(st, o)
 	pos, err := f.parse(args)
 	if errors.Is(err, errHelp) {
 		return nil
@@ -70,8 +82,8 @@ func cmdLint(_ context.Context, st *State, args []string) error {
 			suiteArgs = append(suiteArgs, a)
 		}
 	}
-	if cfgName != "" || len(configs) == 0 {
-		configs = append([]string{cfgName}, configs...)
+	if o.config != "" || len(configs) == 0 {
+		configs = append([]string{o.config}, configs...)
 	}
 
 	var diags diag.Diagnostics
@@ -93,8 +105,8 @@ func cmdLint(_ context.Context, st *State, args []string) error {
 		oneFileEach(st, &loaded)
 	}
 	diags = append(diags, loaded.Diags...)
-	if simAgents != "" && !onlyConfig {
-		defs, err := loadSimAgents(st, "lint: --sim-agents", simAgents)
+	if o.simAgents != "" && !onlyConfig {
+		defs, err := loadSimAgents(st, "lint: --sim-agents", o.simAgents)
 		if err != nil {
 			return err
 		}
@@ -110,10 +122,10 @@ func cmdLint(_ context.Context, st *State, args []string) error {
 		diags = append(diags, lapsedQuarantines(loaded.Suites, st.Now())...)
 	}
 	diags.Sort()
-	if verbose {
+	if o.verbose {
 		writeSkipped(st.Stdout, loaded.Skipped)
 	}
-	color := useColor(st, noColor)
+	color := useColor(st, o.noColor)
 	if len(diags) > 0 {
 		sources{st: st, cfg: cfg}.write(st.Stdout, diags, color)
 	}
@@ -133,7 +145,7 @@ func cmdLint(_ context.Context, st *State, args []string) error {
 	if len(diags) == 0 {
 		fmt.Fprintf(st.Stdout, "%d %s, %d %s: no problems\n", len(suites), plural(len(suites), "suite file", "suite files"), n, plural(n, "scenario", "scenarios"))
 	}
-	if n == 0 && !allowEmpty {
+	if n == 0 && !o.allowEmpty {
 		// What run would say: a gate never goes green on nothing.
 		return &exitError{code: exitEmpty, msg: fmt.Sprintf("nothing to test: no scenario under %s", strings.Join(suitePaths(suiteArgs), ", "))}
 	}

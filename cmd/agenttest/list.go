@@ -25,15 +25,28 @@ would (--allow-empty makes it 0); a shard that the selection leaves
 empty is not an error.
 `
 
-func cmdList(_ context.Context, st *State, args []string) error {
-	var s selection
-	var verbose, allowEmpty bool
+// listOptions are the flags of list.
+type listOptions struct {
+	selection
+	verbose, allowEmpty bool
+}
+
+// listFlags registers list's flags on a new flag set, parsing nothing
+// (see commandFlags).
+func listFlags(st *State, o *listOptions) *flags {
 	f := newFlags(st, "list", listUsage)
-	s.register(f, "list")
-	s.registerShard(f, "list")
-	f.boolVar(&verbose, "verbose", "", "also list, on stderr, the YAML files passed over as not suites")
-	f.boolVar(&allowEmpty, "allow-empty", "AGENTTEST_ALLOW_EMPTY", "exit 0 instead of 5 when no scenario is selected")
-	f.alias("v", "verbose", &verbose)
+	o.register(f, "list")
+	o.registerShard(f, "list")
+	f.boolVar(&o.verbose, "verbose", "", "also list, on stderr, the YAML files passed over as not suites")
+	f.boolVar(&o.allowEmpty, "allow-empty", "AGENTTEST_ALLOW_EMPTY", "exit 0 instead of 5 when no scenario is selected")
+	f.alias("v", "verbose", &o.verbose)
+	return f
+}
+
+func cmdList(_ context.Context, st *State, args []string) error {
+	o := &listOptions{}
+	f := listFlags(st, o)
+	s := &o.selection
 	pos, err := f.parse(args)
 	if errors.Is(err, errHelp) {
 		return nil
@@ -52,7 +65,7 @@ func cmdList(_ context.Context, st *State, args []string) error {
 		return err
 	}
 	s.printNotes(st.Stderr)
-	if verbose {
+	if o.verbose {
 		writeSkipped(st.Stderr, skipped)
 	}
 	var b strings.Builder
@@ -83,7 +96,7 @@ func cmdList(_ context.Context, st *State, args []string) error {
 		// What run would say and do: a typo in a tag must not read as
 		// an empty list that is fine.
 		why := "nothing to list: " + s.emptyReason(suites, suitePaths(paths), len(pos) > 0)
-		if !allowEmpty {
+		if !o.allowEmpty {
 			return &exitError{code: exitEmpty, msg: why}
 		}
 		fmt.Fprintf(st.Stderr, "agenttest: %s\n", why)

@@ -266,20 +266,55 @@ func TestExitCodes(t *testing.T) {
 			stderr: []string{"agenttest: list: unknown flag -bogus\n"},
 		},
 		{
-			// Not a typo: the wrong command. run's flags are registered,
-			// not parsed, to tell.
-			name:   "a flag of run given to list",
+			// Not a typo: the wrong command. Every command's flags are
+			// registered, not parsed, to name those that have it.
+			name:   "a flag of run and others given to list",
 			dir:    "testdata/pass",
 			args:   []string{"list", "--target", "staging"},
 			code:   exitUsage,
-			stderr: []string{"agenttest: list: unknown flag --target (a flag of run, not of list)\nRun 'agenttest help list' for usage.\n"},
+			stderr: []string{"agenttest: list: unknown flag --target (a flag of run, webhooks, compare and gate, not of list)\nRun 'agenttest help list' for usage.\n"},
 		},
 		{
-			name:   "a flag of run given to lint, with its value",
+			name:   "a flag of run and merge given to lint, with its value",
 			dir:    "testdata/pass",
 			args:   []string{"lint", "--junit=lint.xml"},
 			code:   exitUsage,
-			stderr: []string{"agenttest: lint: unknown flag --junit (a flag of run, not of lint)\n"},
+			stderr: []string{"agenttest: lint: unknown flag --junit (a flag of run and merge, not of lint)\n"},
+		},
+		{
+			name:   "a flag of compare only given to list",
+			dir:    "testdata/pass",
+			args:   []string{"list", "--baseline", "live"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: list: unknown flag --baseline (a flag of compare, not of list)\n"},
+		},
+		{
+			name:   "a flag of gate given to run",
+			dir:    "testdata/pass",
+			args:   []string{"run", "--max-age=2h", "suites"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: run: unknown flag --max-age (a flag of gate, not of run)\n"},
+		},
+		{
+			name:   "a flag of sim and webhooks given to gate",
+			dir:    "testdata/pass",
+			args:   []string{"gate", "--listen", ":0", "r.json"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: gate: unknown flag --listen (a flag of sim and webhooks, not of gate)\n"},
+		},
+		{
+			name:   "a flag of run, lint, list and merge given to gate",
+			dir:    "testdata/pass",
+			args:   []string{"gate", "--allow-empty", "r.json"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: gate: unknown flag --allow-empty (a flag of run, lint, list and merge, not of gate)\n"},
+		},
+		{
+			name:   "a flag of coverage given to history",
+			dir:    "testdata/pass",
+			args:   []string{"history", "--coverage-from", "a.json", "b.json"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: history: unknown flag --coverage-from (a flag of run, coverage and merge, not of history)\n"},
 		},
 		{
 			name:   "a flag of no command",
@@ -824,6 +859,42 @@ func TestExitCodes(t *testing.T) {
 			stderr: []string{"agenttest: nothing to test: no scenario of the 2 in 1 suite file matches --tags \"@Smoke\"; no scenario is tagged @Smoke (did you mean @smoke?)"},
 		},
 		{
+			// A name written twice is counted once; one with a quote
+			// gets no shell line that its quote would break.
+			name:   "a name in another case, with a quote",
+			files:  map[string]string{"s.yaml": "suite: s\nagent: clinic\nscenarios:\n  - name: says it's open\n    greeting: {response: {contains: a}}\n", "t.yaml": "suite: t\nagent: clinic\nscenarios:\n  - name: says it's open\n    greeting: {response: {contains: a}}\n"},
+			args:   []string{"list", "--name", "IT'S"},
+			code:   exitEmpty,
+			stderr: []string{`agenttest: nothing to list: no scenario of the 2 in 2 suite files matches --name "IT'S"; --name is case-sensitive, and 1 name contains "IT'S" in another case, such as "says it's open"` + "\n"},
+		},
+		{
+			// The ignore-case line quotes the text's metacharacters.
+			name:   "a name in another case, with metacharacters",
+			files:  map[string]string{"s.yaml": "suite: s\nagent: clinic\nscenarios:\n  - name: costs $5 (plus tax)\n    greeting: {response: {contains: a}}\n"},
+			args:   []string{"list", "--name", "$5 (PLUS"},
+			code:   exitEmpty,
+			stderr: []string{`such as "costs $5 (plus tax)" (--name '/(?i)\$5 \(PLUS/' ignores case)` + "\n"},
+		},
+		{
+			// A /REGEX/ is the user's own: case is theirs to write.
+			name:   "a regular expression in another case",
+			files:  map[string]string{"s.yaml": "suite: s\nagent: clinic\nscenarios:\n  - name: opens the /help/ page\n    greeting: {response: {contains: a}}\n"},
+			args:   []string{"list", "--name", "/HELP/"},
+			code:   exitEmpty,
+			stderr: []string{`agenttest: nothing to list: no scenario of the 1 in 1 suite file matches --name "/HELP/"` + "\n"},
+			absent: []string{"case-sensitive"},
+		},
+		{
+			// The command line's --tags replaces the variable's, however
+			// many times it is given.
+			name:   "--tags replaces AGENTTEST_TAGS",
+			dir:    "testdata/pass",
+			env:    map[string]string{"AGENTTEST_TAGS": "@smoke"},
+			args:   []string{"list", "--tags", "@booking", "--tags", "~@nosuch"},
+			code:   exitOK,
+			stdout: []string{"books a table for four", "says goodbye"},
+		},
+		{
 			name:   "a name nearly a scenario's",
 			dir:    "testdata/pass",
 			args:   []string{"run", "--name", "books a tabel for four"},
@@ -944,10 +1015,33 @@ func TestExitCodes(t *testing.T) {
 		{
 			name:   "version refuses a flag it does not have, as every command does",
 			dir:    "testdata/pass",
-			args:   []string{"version", "--json"},
+			args:   []string{"version", "--short"},
 			code:   exitUsage,
-			stderr: []string{"agenttest: version: unknown flag --json (a flag of run, not of version)\nRun 'agenttest help version' for usage.\n"},
+			stderr: []string{"agenttest: version: unknown flag --short\nRun 'agenttest help version' for usage.\n"},
 			absent: []string{"agenttest (devel)"},
+		},
+		{
+			name:   "version --json is one JSON object",
+			dir:    "testdata/pass",
+			args:   []string{"version", "--json"},
+			code:   exitOK,
+			stdout: []string{`{"version":"(devel)","go":"` + runtime.Version() + `"}` + "\n"},
+			absent: []string{"agenttest (devel)"},
+		},
+		{
+			name:   "--version --json=false is the version line",
+			dir:    "testdata/pass",
+			args:   []string{"--version", "--json=false"},
+			code:   exitOK,
+			stdout: []string{"agenttest (devel) " + runtime.Version() + "\n"},
+			absent: []string{"{"},
+		},
+		{
+			name:   "a flag of version and others given to lint",
+			dir:    "testdata/pass",
+			args:   []string{"lint", "--json"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: lint: unknown flag --json (a flag of run, history, coverage, merge, compare and version, not of lint)\n"},
 		},
 		{
 			name:   "version takes no arguments",
@@ -1004,10 +1098,28 @@ func TestList(t *testing.T) {
 		// gets none.
 		{args: []string{"list", "--name", "Say Goodbye"}, code: exitEmpty,
 			stderr: `agenttest: nothing to list: no scenario of the 2 in 1 suite file matches --name "Say Goodbye"; did you mean "says goodbye"?` + "\n"},
+		// No whole name is near, but some contain the text in another
+		// case: --name keeps its case, and the hint says how to drop it.
+		{args: []string{"list", "--name", "BOOKS"}, code: exitEmpty,
+			stderr: `agenttest: nothing to list: no scenario of the 2 in 1 suite file matches --name "BOOKS"; --name is case-sensitive, and 1 name contains "BOOKS" in another case, such as "books a table for four" (--name '/(?i)BOOKS/' ignores case)` + "\n"},
+		{args: []string{"list", "--name", "/(?i)BOOKS/"}, want: "suites/booking.yaml:5  books a table for four  @booking @smoke\n"},
+		{args: []string{"list", "--name", "Good.bye"}, code: exitEmpty,
+			stderr: `agenttest: nothing to list: no scenario of the 2 in 1 suite file matches --name "Good.bye"` + "\n"},
+		{args: []string{"list", "--name", "A"}, code: exitEmpty,
+			stderr: `agenttest: nothing to list: no scenario of the 2 in 1 suite file matches --name "A"; --name is case-sensitive, and 2 names contain "A" in another case, such as "books a table for four" (--name '/(?i)A/' ignores case)` + "\n"},
+		{args: []string{"list", "--name", "/BOOKS/"}, code: exitEmpty,
+			stderr: `agenttest: nothing to list: no scenario of the 2 in 1 suite file matches --name "/BOOKS/"` + "\n"},
 		{args: []string{"list", "--name", "says goodbye", "--tags", "@smoke"}, code: exitEmpty,
 			stderr: `agenttest: nothing to list: no scenario of the 2 in 1 suite file matches --tags "@smoke" and --name "says goodbye"` + "\n"},
 		{args: []string{"list", "suites/booking.yaml:22"}, want: "suites/booking.yaml:22  says goodbye  @booking\n"},
 		{args: []string{"list", "./suites/booking.yaml:5:5", "--tags", "@smoke"}, want: "suites/booking.yaml:5  books a table for four  @booking @smoke\n"},
+		// --tags given again: both hold, as Cucumber's do (the last
+		// alone would list says goodbye too); an empty one adds nothing.
+		{args: []string{"list", "--tags", "@smoke", "--tags", "@booking"}, want: "suites/booking.yaml:5  books a table for four  @booking @smoke\n"},
+		{args: []string{"list", "--tags", "@smoke", "--tags="}, want: "suites/booking.yaml:5  books a table for four  @booking @smoke\n"},
+		{args: []string{"list", "--tags=", "--tags", "@smoke"}, want: "suites/booking.yaml:5  books a table for four  @booking @smoke\n"},
+		{args: []string{"list", "--tags", "~@smoke", "--tags", "@smoke"}, code: exitEmpty,
+			stderr: `agenttest: nothing to list: no scenario of the 2 in 1 suite file matches --tags "(~@smoke) and (@smoke)"` + "\n"},
 		{args: []string{"list", "--tags", "~@booking"}, code: exitEmpty,
 			stderr: `agenttest: nothing to list: no scenario of the 2 in 1 suite file matches --tags "~@booking"` + "\n"},
 		{args: []string{"list", "--tags", "@smoek"}, code: exitEmpty,

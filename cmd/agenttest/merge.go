@@ -58,8 +58,9 @@ type mergeOptions struct {
 	outputs
 }
 
-func cmdMerge(_ context.Context, st *State, args []string) error {
-	o := &mergeOptions{}
+// mergeFlags registers merge's flags on a new flag set, parsing nothing
+// (see commandFlags).
+func mergeFlags(st *State, o *mergeOptions) *flags {
 	f := newFlags(st, "merge", mergeUsage)
 	f.stringVar(&o.junit, "junit", "", "", "write the merged JUnit XML report to `FILE`")
 	f.stringVar(&o.json, "json", "", "", "write the merged JSON report to `FILE`")
@@ -71,6 +72,12 @@ func cmdMerge(_ context.Context, st *State, args []string) error {
 	f.alias("v", "verbose", &o.verbose)
 	f.boolVar(&o.noColor, "no-color", "", "never colour the output (NO_COLOR in the environment does the same)")
 	o.outputs.register(f, false)
+	return f
+}
+
+func cmdMerge(_ context.Context, st *State, args []string) error {
+	o := &mergeOptions{}
+	f := mergeFlags(st, o)
 	paths, err := f.parse(args)
 	if errors.Is(err, errHelp) {
 		return nil

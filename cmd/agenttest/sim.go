@@ -94,8 +94,9 @@ with eval "$(...)", which would wait for it to stop:
 A port already in use is a usage error (exit 2). See docs/simulator.md.
 `
 
-func parseSimFlags(st *State, args []string) (*simOptions, error) {
-	o := &simOptions{}
+// simFlags registers sim's flags on a new flag set, parsing nothing
+// (see commandFlags).
+func simFlags(st *State, o *simOptions) *flags {
 	fl := newFlags(st, "sim", simUsage)
 	f := &o.opts.Faults
 	fl.stringVar(&o.listen, "listen", "", "127.0.0.1:0", "address `ADDR` of the build host (of all three with --single-host)")
@@ -142,6 +143,12 @@ func parseSimFlags(st *State, args []string) (*simOptions, error) {
 	fl.float64Var(&f.JoinFailure, "join-failure", "", 0, "fail a fraction `F` of messaging join requests to start a conversation")
 	fl.float64Var(&f.LookupFailure, "lookup-failure", "", 0, "answer a fraction `F` of messaging joins and messages with the transient session-lookup error")
 	fl.float64Var(&f.EarlyExpiry, "early-expiry", "", 0, "expire the session right after a fraction `F` of messaging joins and messages is answered (then SESSION_END expired)")
+	return fl
+}
+
+func parseSimFlags(st *State, args []string) (*simOptions, error) {
+	o := &simOptions{}
+	fl := simFlags(st, o)
 	pos, err := fl.parse(args)
 	if err != nil {
 		return nil, err

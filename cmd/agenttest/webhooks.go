@@ -18,6 +18,7 @@ import (
 	"unicode"
 
 	"github.com/agenttest/agenttest/internal/config"
+	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/escape"
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/reply"
@@ -65,15 +66,25 @@ func cmdWebhooks(ctx context.Context, st *State, args []string) error {
 		return err
 	}
 	if args[0] != "listen" {
-		return usageProblems("webhooks", fmt.Sprintf("unknown subcommand %q (want listen)", args[0]))
+		if strings.HasPrefix(args[0], "-") && len(args[0]) > 1 {
+			// agenttest webhooks --listen :0: a flag of listen written
+			// before it, not a misspelt subcommand.
+			name, _, _ := strings.Cut(args[0], "=")
+			return usageProblems("webhooks", fmt.Sprintf("%s comes before the subcommand: flags follow it (agenttest webhooks listen %s ...)", name, args[0]))
+		}
+		msg := fmt.Sprintf("unknown subcommand %q (want listen)", args[0])
+		if s := diag.Suggest(args[0], []string{"listen"}); s != "" {
+			msg = fmt.Sprintf("unknown subcommand %q (did you mean %s?)", args[0], s)
+		}
+		return usageProblems("webhooks", msg)
 	}
 	return webhooksListen(ctx, st, args[1:])
 }
 
-func parseWebhooksOptions(st *State, args []string) (*webhooksOptions, error) {
-	o := &webhooksOptions{}
+// webhooksFlags registers the flags of webhooks listen on a new flag
+// set, parsing nothing (see commandFlags).
+func webhooksFlags(st *State, o *webhooksOptions) *flags {
 	f := newFlags(st, "webhooks", webhooksUsage)
-	o.flags = f
 	f.stringVar(&o.listen, "listen", config.EnvWebhookListen, "127.0.0.1:8787", "listen on `ADDR` for deliveries")
 	f.stringVar(&o.url, "url", config.EnvWebhookURL, "", "public `URL` the platform delivers to (default: http://ADDR/ for a loopback --listen)")
 	f.stringVar(&o.events, "events", "AGENTTEST_WEBHOOK_EVENTS", strings.Join(webhook.DefaultEvents, ","), "comma-separated `EVENTS` to subscribe to")
@@ -81,6 +92,13 @@ func parseWebhooksOptions(st *State, args []string) (*webhooksOptions, error) {
 	f.stringVar(&o.target, "target", "AGENTTEST_TARGET", "", "target `NAME` from the config file (default: its default_target)")
 	f.stringVar(&o.config, "config", "AGENTTEST_CONFIG", "", "config `FILE` (default: ./agenttest.yaml when present)")
 	f.stringVar(&o.brand, "brand", config.EnvBrand, "", "brand `WORD` of the X-<Brand>-Signature header (default: the target's brand:, else "+platform.DefaultBrand+")")
+	return f
+}
+
+func parseWebhooksOptions(st *State, args []string) (*webhooksOptions, error) {
+	o := &webhooksOptions{}
+	f := webhooksFlags(st, o)
+	o.flags = f
 	pos, err := f.parse(args)
 	if err != nil {
 		return nil, err

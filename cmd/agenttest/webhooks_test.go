@@ -132,7 +132,11 @@ func TestWebhooksListenUsage(t *testing.T) {
 		}
 	}
 	for _, tc := range []testCase{
-		{name: "unknown subcommand", args: []string{"webhooks", "serve"}, want: `unknown subcommand "serve"`},
+		{name: "unknown subcommand", args: []string{"webhooks", "serve"}, want: `webhooks: unknown subcommand "serve" (want listen)` + "\n"},
+		{name: "misspelt subcommand", args: []string{"webhooks", "listn"}, want: `webhooks: unknown subcommand "listn" (did you mean listen?)` + "\n"},
+		{name: "a flag before the subcommand", args: []string{"webhooks", "--listen=:0", "--url", "https://h.example/"},
+			want: "webhooks: --listen comes before the subcommand: flags follow it (agenttest webhooks listen --listen=:0 ...)\n"},
+		{name: "a lone dash is no flag", args: []string{"webhooks", "-"}, want: `webhooks: unknown subcommand "-" (want listen)` + "\n"},
 		{name: "unknown event", args: []string{"webhooks", "listen", "--events", "conversation.complete"}, want: `unknown event "conversation.complete"`},
 		{name: "no event", args: []string{"webhooks", "listen", "--events", " , "}, want: "--events names no event"},
 		{name: "bad url", args: []string{"webhooks", "listen", "--url", "hook"}, want: `--url "hook" must be an absolute http(s) URL`},

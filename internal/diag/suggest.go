@@ -80,3 +80,12 @@ func EditDistance(a, b string) int {
 	}
 	return prev[len(rb)]
 }
+
+// List is words in a sentence, the last two joined by conj: "a", "a or
+// b", "a, b or c".
+func List(words []string, conj string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " " + conj + " " + words[len(words)-1]
+}

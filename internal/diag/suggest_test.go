@@ -80,3 +80,22 @@ func TestEditDistance(t *testing.T) {
 		}
 	}
 }
+
+func TestList(t *testing.T) {
+	tests := []struct {
+		words []string
+		conj  string
+		want  string
+	}{
+		{nil, "and", ""},
+		{[]string{"run"}, "and", "run"},
+		{[]string{"run", "merge"}, "and", "run and merge"},
+		{[]string{"run", "compare", "gate"}, "and", "run, compare and gate"},
+		{[]string{"http", "https"}, "or", "http or https"},
+	}
+	for _, tc := range tests {
+		if got := List(tc.words, tc.conj); got != tc.want {
+			t.Errorf("List(%q, %q) = %q, want %q", tc.words, tc.conj, got, tc.want)
+		}
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/agenttest/agenttest/internal/diag"
 )
 
 // The rules of a base URL setting (build, runtime, Messaging) live here,
@@ -119,7 +121,7 @@ func checkForm(raw, keys string, schemes ...string) error {
 	u, err := url.Parse(raw)
 	if err != nil && !strings.Contains(raw, "://") {
 		// host:port without a scheme fails to parse as a path.
-		return &URLError{URL: RedactURL(raw), Problem: "must be an absolute URL, with a host and scheme " + orList(schemes) + " (" + schemes[len(schemes)-1] + "://HOST)"}
+		return &URLError{URL: RedactURL(raw), Problem: "must be an absolute URL, with a host and scheme " + diag.List(schemes, "or") + " (" + schemes[len(schemes)-1] + "://HOST)"}
 	}
 	if err != nil {
 		// url.Error repeats the input; say it once.
@@ -130,10 +132,10 @@ func checkForm(raw, keys string, schemes ...string) error {
 	}
 	shown := WithoutQuery(u)
 	if u.Scheme != "" && !slices.Contains(schemes, u.Scheme) {
-		return &URLError{URL: shown, Problem: "scheme must be " + orList(schemes)}
+		return &URLError{URL: shown, Problem: "scheme must be " + diag.List(schemes, "or")}
 	}
 	if u.Scheme == "" || u.Host == "" {
-		return &URLError{URL: shown, Problem: "must be an absolute URL, with a host and scheme " + orList(schemes)}
+		return &URLError{URL: shown, Problem: "must be an absolute URL, with a host and scheme " + diag.List(schemes, "or")}
 	}
 	if u.User != nil {
 		return &URLError{URL: shown, Problem: "credentials in the URL are not allowed; use " + keys}
@@ -142,14 +144,6 @@ func checkForm(raw, keys string, schemes ...string) error {
 		return &URLError{URL: shown, Problem: "must not have a query or fragment (not shown: a key goes in the key settings, never in a URL)", Query: true}
 	}
 	return nil
-}
-
-// orList is "a", "a or b", "a, b or c".
-func orList(words []string) string {
-	if len(words) < 2 {
-		return strings.Join(words, "")
-	}
-	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }
 
 // checkURL is Config.Validate's check of one URL setting: its form, then
