@@ -234,8 +234,6 @@ func (f *flags) float64Var(p *float64, name, envName string, def float64, usage 
 	f.fs.Float64Var(p, name, def, withEnv(usage, envName))
 }
 
-// listVar is a flag that may be given several times, each value a list
-// separated by commas (its variable too): every value is kept, in order.
 // tagsVar is stringVar for a tag expression given once or more: the
 // command line's expressions all hold, as Cucumber's repeated --tags do
 // (--tags @smoke --tags '~@wip' is '(@smoke) and (~@wip)'), where a
@@ -271,6 +269,8 @@ func (v *tagsValue) Set(s string) error {
 	return nil
 }
 
+// listVar is a flag that may be given several times, each value a list
+// separated by commas (its variable too): every value is kept, in order.
 func (f *flags) listVar(p *[]string, name, envName, usage string) {
 	if v, ok := f.env(name, envName); ok {
 		*p = splitList(v)
