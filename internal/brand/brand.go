@@ -36,6 +36,19 @@ func AuthTokenHeader(b string) string { return "X-" + Word(b) + "-Auth-Token" }
 // "X-Vendor-Signature" for the default brand.
 func SignatureHeader(b string) string { return "X-" + Word(b) + "-Signature" }
 
+// OfSignatureHeader is the brand word of a header named as SignatureHeader
+// names one (X-Acme-Signature: "Acme", any case), and whether name is
+// one: a delivery signed under another brand's header says which brand
+// the platform is.
+func OfSignatureHeader(name string) (string, bool) {
+	const pre, suf = "X-", "-Signature"
+	if len(name) <= len(pre)+len(suf) || !strings.EqualFold(name[:len(pre)], pre) || !strings.EqualFold(name[len(name)-len(suf):], suf) {
+		return "", false
+	}
+	w := name[len(pre) : len(name)-len(suf)]
+	return w, Validate(w) == nil
+}
+
 // EventWord is the brand as it appears inside upper-case event names
 // ("VENDOR" in EVENT_TYPE_REQUEST_VENDOR_AGENT_JOIN).
 func EventWord(b string) string { return strings.ToUpper(Word(b)) }

@@ -39,3 +39,25 @@ func TestValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestOfSignatureHeader: a header named as SignatureHeader names one
+// gives its brand word back, whatever its case; others give none.
+func TestOfSignatureHeader(t *testing.T) {
+	for _, tc := range []struct {
+		name, want string
+		ok         bool
+	}{
+		{SignatureHeader("Acme"), "Acme", true},
+		{SignatureHeader(""), Default, true},
+		{"x-acme-signature", "acme", true},
+		{"X-Signature", "", false},
+		{"X--Signature", "", false},
+		{"X-Ac me-Signature", "", false},
+		{"X-Acme-Auth-Token", "", false},
+		{"Acme-Signature", "", false},
+	} {
+		if got, ok := OfSignatureHeader(tc.name); got != tc.want && tc.ok || ok != tc.ok {
+			t.Errorf("OfSignatureHeader(%q) = %q, %v; want %q, %v", tc.name, got, ok, tc.want, tc.ok)
+		}
+	}
+}

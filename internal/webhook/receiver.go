@@ -180,6 +180,20 @@ func (r *Receiver) SetSecret(secret string) {
 	r.mu.Unlock()
 }
 
+// otherBrand says which brand a delivery without the receiver's signature
+// header is signed under, when it carries another brand's (a platform of
+// brand Acme signs in X-Acme-Signature): the receiver then needs that
+// brand, not another secret. Empty when it carries none.
+func otherBrand(h http.Header) string {
+	for name := range h {
+		if w, ok := brand.OfSignatureHeader(name); ok {
+			return fmt.Sprintf(" (the delivery is signed in %s: the platform's brand is %s: set brand: %s on the target, or webhooks listen --brand %s)",
+				name, w, w, w)
+		}
+	}
+	return ""
+}
+
 // SignatureHeader is the header the receiver reads the signature from.
 func (r *Receiver) SignatureHeader() string { return r.sig }
 
@@ -216,7 +230,7 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if err := Verify(secret, body, req.Header.Get(r.sig)); err != nil {
 		reason := err.Error()
 		if errors.Is(err, ErrNoSignature) {
-			reason = "missing " + r.sig + " header"
+			reason = "missing " + r.sig + " header" + otherBrand(req.Header)
 		}
 		typ, conv := readUnverified(body)
 		r.reject(w, http.StatusUnauthorized, Rejection{Reason: reason, Err: err, Type: typ, ConversationID: conv, ReceivedAt: now})

@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -50,6 +51,7 @@ func TestReceiverAnswers(t *testing.T) {
 		method    string
 		body      string
 		signature string // "sign" signs the body with testSecret
+		header    string // the signature's header, X-Vendor-Signature when empty
 		status    int
 		reason    string // the recorded rejection, if any
 	}
@@ -61,7 +63,7 @@ func TestReceiverAnswers(t *testing.T) {
 		}
 		req := httptest.NewRequest(tc.method, "/hook", strings.NewReader(tc.body))
 		if sig != "" {
-			req.Header.Set("X-Vendor-Signature", sig)
+			req.Header.Set(cmp.Or(tc.header, "X-Vendor-Signature"), sig)
 		}
 		rec := httptest.NewRecorder()
 		r.ServeHTTP(rec, req)
@@ -80,6 +82,11 @@ func TestReceiverAnswers(t *testing.T) {
 	for _, tc := range []testCase{
 		{name: "verified", secret: testSecret, method: "POST", body: ok, signature: "sign", status: 204},
 		{name: "unsigned", secret: testSecret, method: "POST", body: ok, status: 401, reason: "missing X-Vendor-Signature header"},
+		// A platform of another brand signs in its own header: the
+		// receiver needs that brand, not another secret.
+		{name: "another brand's header", secret: testSecret, method: "POST", body: ok, signature: "sign", header: "X-Acme-Signature", status: 401,
+			reason: "missing X-Vendor-Signature header (the delivery is signed in X-Acme-Signature: the platform's brand is Acme: set brand: Acme on the target, or webhooks listen --brand Acme)"},
+		{name: "another header", secret: testSecret, method: "POST", body: ok, signature: "sign", header: "X-Signature", status: 401, reason: "missing X-Vendor-Signature header"},
 		{name: "bad hex", secret: testSecret, method: "POST", body: ok, signature: "xyz", status: 401, reason: "malformed signature"},
 		{name: "wrong signature", secret: testSecret, method: "POST", body: ok, signature: Sign("other", []byte(ok)), status: 401, reason: "signature mismatch"},
 		{name: "not an event", secret: testSecret, method: "POST", body: `{"data":{}}`, signature: "sign", status: 400, reason: `no "type" member`},
