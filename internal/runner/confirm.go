@@ -537,11 +537,11 @@ func (s *Session) whoseEvent(event, convID string) (happened bool, state string,
 	}
 	switch event {
 	case reply.EventConversationCompleted:
-		switch {
+		switch ended := s.knownEnded(); {
 		case conv != nil && !conv.InProgress:
 			state = "the conversation ended (its record says in_progress=false)"
-		case s.knownEnded() != "":
-			state = s.knownEnded()
+		case ended != "":
+			state = ended
 		case conv != nil:
 			return false, "the conversation is still in progress (its record says in_progress=true): the agent did not end it, and the platform sends conversation.completed when a conversation ends", nil
 		default:
