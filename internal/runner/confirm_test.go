@@ -66,9 +66,10 @@ var waitsOut = regexp.MustCompile(`^no handoff state for a `)
 // waitsOut matches run on a fake clock that their reads' pauses move, so
 // the bound passes after their reads, not after its seconds of real time
 // (the simulator answers each read at once), and one at a time, so that
-// each sees the clock moved by its own pauses alone and makes as many
-// reads as it would on the real clock; the others on the real clock, on
-// which the simulator's calls progress and its webhooks arrive.
+// each sees the clock moved by its own pauses alone and makes the reads
+// its backoff allows in the bound, the same number in every file; the
+// others on the real clock, on which the simulator's calls progress and
+// its webhooks arrive.
 func runWaitingOut(t *testing.T, load func() []*scenario.Suite, opts Options) *result.Result {
 	t.Helper()
 	rest, waiting := opts, opts
