@@ -1042,6 +1042,10 @@ func TestMessagingJoinedElsewhere(t *testing.T) {
 		{name: "the scenario's agent", joined: []any{"agent_id", "billing"}, answer: "Your balance is 0.", status: result.Passed},
 		{name: "the scenario's agent in another case, in the scenario's environment", joined: []any{"projectId", "Billing", "environment", "SANDBOX"}, answer: "Your balance is 0.", status: result.Passed},
 		{name: "a project in the other form", joined: []any{"project_id", "PROJECT-ab12cd34"}, answer: "Your balance is 0.", status: result.Passed},
+		// A platform's internal id of the agent is no form a scenario
+		// writes: nothing can be said of it.
+		{name: "an internal id (a UUID)", joined: []any{"agent_id", "3f2a9c1e-7b4d-4e0a-9c1f-2b3c4d5e6f70"}, answer: "Your balance is 0.", status: result.Passed},
+		{name: "a display name", joined: []any{"agent_id", "Billing Agent"}, answer: "Your balance is 0.", status: result.Passed},
 		{name: "an environment of no conversation", joined: []any{"env", "dev"}, answer: "Your balance is 0.", status: result.Passed},
 		// The reference's ids are strings: a number is no name of the
 		// agent a scenario could write, and the next member is read.
