@@ -1035,7 +1035,7 @@ func TestMessagingJoinedElsewhere(t *testing.T) {
 		name   string
 		agent  string // the scenario's agent, when not billing
 		joined []any  // the joined event's payload members after conversation_id
-		again  bool  // a second joined event follows, naming only the conversation
+		again  bool   // a second joined event follows, naming only the conversation
 		answer string
 		status result.Status
 		want   string
