@@ -17,6 +17,7 @@ var (
 	accountPrefixed = regexp.MustCompile(`^ws-[A-Za-z0-9]{8}$`)
 	agentPrefixed   = regexp.MustCompile(`^PROJECT-[A-Za-z0-9]{8}$`)
 	idSlug          = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$`)
+	idUUID          = regexp.MustCompile(`^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$`)
 )
 
 // CheckAccountID reports whether id is a workspace id the platform
@@ -33,6 +34,26 @@ func CheckAccountID(id string) error {
 		return fmt.Errorf("account id %q: expected ws-XXXXXXXX or a slug of letters, digits, '-' and '_'", id)
 	}
 	return nil
+}
+
+// AgentIDForm names the form of an agent id a platform's answer gives
+// (a Messaging joined event, an SMS or call answer), so that it is held
+// to the scenario's agent only when both are written alike: "prefixed"
+// (PROJECT-XXXXXXXX), "slug", or "uuid" for the canonical 8-4-4-4-12 hex
+// form, which is a slug by the alphabet but is how a platform writes an
+// internal id no designer types; "" for anything else, which names the
+// agent in no form the reference has. Two ids of different forms (or an
+// unknown one) may name the same agent: nothing can be said of them.
+func AgentIDForm(id string) string {
+	switch {
+	case agentPrefixed.MatchString(id):
+		return "prefixed"
+	case idUUID.MatchString(id):
+		return "uuid"
+	case idSlug.MatchString(id):
+		return "slug"
+	}
+	return ""
 }
 
 // CheckAgentID reports whether id is an agent (project) id the platform

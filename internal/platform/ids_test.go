@@ -49,3 +49,27 @@ func TestCheckIDs(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
 }
+
+// TestAgentIDForm: the forms an agent id may come in, which decide
+// whether a platform's answer naming an agent can be held to the
+// scenario's (runner's elsewhere): a UUID is a slug by its alphabet, but
+// no designer's agent id.
+func TestAgentIDForm(t *testing.T) {
+	t.Parallel()
+	for id, want := range map[string]string{
+		"PROJECT-0a1b2c3d":                     "prefixed",
+		"PROJECT-0a1b2c3":                      "slug", // a slug that begins like the prefixed form
+		"billing":                              "slug",
+		"utility-billing_2":                    "slug",
+		"3f2a9c1e-7b4d-4e0a-9c1f-2b3c4d5e6f70": "uuid",
+		"3F2A9C1E-7B4D-4E0A-9C1F-2B3C4D5E6F70": "uuid",
+		"3f2a9c1e-7b4d-4e0a-9c1f-2b3c4d5e6f7":  "slug", // one digit short
+		"":                                     "",
+		"My Agent":                             "",
+		"acme/billing":                         "",
+	} {
+		if got := AgentIDForm(id); got != want {
+			t.Errorf("AgentIDForm(%q) = %q, want %q", id, got, want)
+		}
+	}
+}

@@ -1033,8 +1033,9 @@ func TestMessagingJoinedElsewhere(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name   string
-		joined []any // the joined event's payload members after conversation_id
-		again  bool  // a second joined event follows, naming only the conversation
+		agent  string // the scenario's agent, when not billing
+		joined []any  // the joined event's payload members after conversation_id
+		again  bool   // a second joined event follows, naming only the conversation
 		answer string
 		status result.Status
 		want   string
@@ -1042,6 +1043,13 @@ func TestMessagingJoinedElsewhere(t *testing.T) {
 		{name: "the scenario's agent", joined: []any{"agent_id", "billing"}, answer: "Your balance is 0.", status: result.Passed},
 		{name: "the scenario's agent in another case, in the scenario's environment", joined: []any{"projectId", "Billing", "environment", "SANDBOX"}, answer: "Your balance is 0.", status: result.Passed},
 		{name: "a project in the other form", joined: []any{"project_id", "PROJECT-ab12cd34"}, answer: "Your balance is 0.", status: result.Passed},
+		// A platform's internal id of the agent is no form a scenario
+		// writes: nothing can be said of it.
+		{name: "an internal id (a UUID)", joined: []any{"agent_id", "3f2a9c1e-7b4d-4e0a-9c1f-2b3c4d5e6f70"}, answer: "Your balance is 0.", status: result.Passed},
+		{name: "a display name", joined: []any{"agent_id", "Billing Agent"}, answer: "Your balance is 0.", status: result.Passed},
+		// A scenario's agent of no id form (the loaders do not hold it
+		// to one) is compared with nothing, not even a display name.
+		{name: "a scenario's agent of no form, a display name", agent: "billing team", joined: []any{"agent_id", "Billing Agent"}, answer: "Your balance is 0.", status: result.Passed},
 		{name: "an environment of no conversation", joined: []any{"env", "dev"}, answer: "Your balance is 0.", status: result.Passed},
 		// The reference's ids are strings: a number is no name of the
 		// agent a scenario could write, and the next member is read.
@@ -1080,7 +1088,11 @@ func TestMessagingJoinedElsewhere(t *testing.T) {
 			})
 			o := hostileOptions(p)
 			o.Retries = 2
-			c := runOne(t, o, balanceSuite)
+			suite := balanceSuite
+			if tc.agent != "" {
+				suite = strings.Replace(suite, "agent: billing", "agent: "+tc.agent, 1)
+			}
+			c := runOne(t, o, suite)
 			if c.Status != tc.status {
 				t.Fatalf("status %s, want %s", c.Status, tc.status)
 			}

@@ -435,14 +435,14 @@ func continuedSession(pos diag.Pos, what, lead string) *result.Error {
 // a conversation is never where the confirmation reads it, and waiting
 // for it would fail the agent on what the configuration chose. A project
 // is another only when named in the scenario's form (a slug, or
-// PROJECT-XXXXXXXX): the platform may name the agent in the other one.
+// PROJECT-XXXXXXXX; platform.AgentIDForm): the platform may name the
+// agent in the other one, or by an internal id (a UUID).
 // An environment that is none of the conversations' (the reference names
 // a token environment "dev") says nothing of where the record went.
 func (s *Session) elsewhere(project, env string) string {
 	var where []string
 	agent := s.c.Agent
-	if project != "" && agent != "" && !strings.EqualFold(project, agent) &&
-		strings.HasPrefix(project, "PROJECT-") == strings.HasPrefix(agent, "PROJECT-") {
+	if form := platform.AgentIDForm(project); form != "" && form == platform.AgentIDForm(agent) && !strings.EqualFold(project, agent) {
 		where = append(where, fmt.Sprintf("project %s, not %s", project, agent))
 	}
 	if e := reply.EnvSpelled(env); e != "" && s.c.Env != "" && e != s.c.Env {
