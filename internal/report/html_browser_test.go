@@ -1,6 +1,6 @@
 package report
 
-// The HTML report of 20,000 cases in headless Chromium
+// The HTML report of a large run in headless Chromium
 // (internal/browsertest): it opens, renders the list lazily, filters and
 // searches every case's replies, and a reply of markup stays text. The
 // run is synthetic, to keep the test fast; the report of a real run
@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -31,20 +32,33 @@ import (
 	"github.com/agenttest/agenttest/internal/result"
 )
 
+// htmlCases is the size of the large report the browser test opens.
+// What the test proves of it (the list drawn a page at a time, the
+// filters' counts, a search that finds the last case's reply and every
+// attempt's errors, a reply of markup kept as text) holds at 2,000 cases
+// as at 20,000: the page draws 100 rows, and the test fails on more than
+// 1,000. The 20,000 of issue 15 is a measurement, of the time to a
+// rendered list, which the test logs (BENCHMARKS.md): -html-cases 20000.
+var htmlCases = flag.Int("html-cases", 2000, "open a synthetic HTML report of `N` cases (a multiple of 500) in TestHTMLInBrowser")
+
 func TestHTMLInBrowser(t *testing.T) {
 	t.Parallel()
-	// The report of 20,000 cases takes seconds to write under -race: it
-	// is written while Chromium starts, and the test waits for it to be
-	// done before its directory goes.
+	n := *htmlCases
+	if n < 2000 || n%500 != 0 {
+		t.Fatalf("-html-cases %d: want a multiple of 500, 2000 or more, so the list has more rows than it draws at once", n)
+	}
+	// The large report takes seconds to write under -race: it is written
+	// while Chromium starts, and the test waits for it to be done before
+	// its directory goes.
 	big := filepath.Join(t.TempDir(), "report.html")
 	var bigErr error
 	var writing sync.WaitGroup
-	writing.Go(func() { bigErr = writeHTMLOf20000(big) })
+	writing.Go(func() { bigErr = writeLargeHTML(big, n) })
 	t.Cleanup(writing.Wait)
 	browser := browsertest.Start(t)
 	// The fixtures (every kind of case, a Messaging transcript,
 	// statistical runs) and a run with no case at all open with every
-	// case drawable and no complaint; in another tab, the 20,000 cases.
+	// case drawable and no complaint; in another tab, the large report.
 	t.Run("fixtures", func(t *testing.T) {
 		t.Parallel()
 		for name, r := range map[string]*result.Result{"fixture": fixture(), "messaging": messagingFixture(), "stats": statsFixture(), "probes": probesFixture(),
@@ -331,12 +345,12 @@ func TestHTMLInBrowser(t *testing.T) {
 		t.Parallel()
 		htmlWithoutScript(t, browser)
 	})
-	t.Run("20000 cases", func(t *testing.T) {
+	t.Run(fmt.Sprintf("%d cases", n), func(t *testing.T) {
 		t.Parallel()
 		if writing.Wait(); bigErr != nil {
 			t.Fatal(bigErr)
 		}
-		htmlOf20000(t, browser, big)
+		largeHTML(t, browser, big, n)
 	})
 }
 
@@ -400,29 +414,28 @@ func htmlWithoutScript(t *testing.T, browser context.Context) {
 	}
 }
 
-// writeHTMLOf20000 writes the HTML report of 20,000 synthetic cases to
-// out.
-func writeHTMLOf20000(out string) error {
-	res := syntheticResult(20000)
-	if s := Summarize(res); s.Total != 20000 || s.Errored != 200 || s.Failed != 200 || s.Flaky != 200 || s.Quarantined != 40 {
+// writeLargeHTML writes the HTML report of n synthetic cases to out.
+func writeLargeHTML(out string, n int) error {
+	res := syntheticResult(n)
+	if s := Summarize(res); s.Total != n || s.Errored != n/100 || s.Failed != n/100 || s.Flaky != n/100 || s.Quarantined != n/500 {
 		return fmt.Errorf("synthetic run: %+v", s)
 	}
 	return writeHTMLFile(out, res)
 }
 
-// htmlOf20000 opens the report of 20,000 synthetic cases at out.
-func htmlOf20000(t *testing.T, browser context.Context, out string) {
+// largeHTML opens the report of n synthetic cases at out.
+func largeHTML(t *testing.T, browser context.Context, out string, n int) {
 	fi, _ := os.Stat(out)
 	start := time.Now()
 	p := browsertest.Open(t, browser, out)
-	t.Logf("%d-byte report of 20,000 cases rendered in %s", fi.Size(), time.Since(start).Round(time.Millisecond))
+	t.Logf("%d-byte report of %d cases rendered in %s", fi.Size(), n, time.Since(start).Round(time.Millisecond))
 
-	// Lazily rendered: a page of the list, not 20,000 rows.
+	// Lazily rendered: a page of the list, not n rows.
 	shown := p.Count(t, "#list .case")
 	if shown == 0 || shown > 1000 {
 		t.Errorf("%d rows in the document: the list is not rendered lazily", shown)
 	}
-	if s := p.Text(t, "#shown"); !strings.Contains(s, "of 20000 cases") {
+	if s := p.Text(t, "#shown"); !strings.Contains(s, fmt.Sprintf("of %d cases", n)) {
 		t.Errorf("count line %q", s)
 	}
 	p.Click(t, `#more`)
@@ -432,8 +445,8 @@ func htmlOf20000(t *testing.T, browser context.Context, out string) {
 
 	// Filters: the errored cases, then the flaky ones too.
 	p.Click(t, `.chip[data-kind="errored"]`)
-	if s := p.Text(t, "#shown"); !strings.HasPrefix(s, "200 of 20000") {
-		t.Errorf("errored filter: %q, want the 200 errored cases", s)
+	if s, want := p.Text(t, "#shown"), fmt.Sprintf("%d of %d", n/100, n); !strings.HasPrefix(s, want) {
+		t.Errorf("errored filter: %q, want the %d errored cases", s, n/100)
 	}
 	if p.Count(t, "#list .case") != p.Count(t, "#list .case.k-errored") {
 		t.Errorf("errored filter shows other cases")
@@ -441,7 +454,7 @@ func htmlOf20000(t *testing.T, browser context.Context, out string) {
 	p.Click(t, `.chip[data-kind="errored"]`)
 
 	// Search over replies of every case, not only the rendered ones.
-	p.Search(t, "order #19999")
+	p.Search(t, fmt.Sprintf("order #%d", n-1))
 	if n := p.Count(t, "#list .case"); n != 1 {
 		t.Errorf("search for the last case's reply: %d rows", n)
 	}
@@ -449,8 +462,8 @@ func htmlOf20000(t *testing.T, browser context.Context, out string) {
 	// And over every attempt's failures and errors, not only the line a
 	// row shows: a flaky case's first attempt met a network error.
 	p.Search(t, "connection reset")
-	if s := p.Text(t, "#shown"); !strings.HasPrefix(s, "200 of 20000") {
-		t.Errorf("search for a flaky case's earlier error: %q, want the 200 flaky cases", s)
+	if s, want := p.Text(t, "#shown"), fmt.Sprintf("%d of %d", n/100, n); !strings.HasPrefix(s, want) {
+		t.Errorf("search for a flaky case's earlier error: %q, want the %d flaky cases", s, n/100)
 	}
 
 	// A reply of markup stays text: no script runs, no image loads.

@@ -150,14 +150,12 @@ func loadFiles(t *testing.T, files map[string]string) []*scenario.Suite {
 func TestConfirmFeatureParity(t *testing.T) {
 	t.Parallel()
 	e := newConfirmEnv(t, nil)
-	suites := loadFiles(t, map[string]string{
-		"confirm.yaml":    strings.ReplaceAll(confirmParityYAML, "AGENT", e.clinic),
-		"confirm.feature": strings.ReplaceAll(confirmParityFeature, "AGENT", e.clinic),
-	})
-	res, err := Run(context.Background(), suites, e.opts())
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := runWaitingOut(t, func() []*scenario.Suite {
+		return loadFiles(t, map[string]string{
+			"confirm.yaml":    strings.ReplaceAll(confirmParityYAML, "AGENT", e.clinic),
+			"confirm.feature": strings.ReplaceAll(confirmParityFeature, "AGENT", e.clinic),
+		})
+	}, e.opts())
 	if len(res.Files) != 2 {
 		t.Fatalf("files: %d", len(res.Files))
 	}

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,8 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -51,6 +54,61 @@ func (e *confirmEnv) opts() Options {
 		TurnTimeout: 5 * time.Second, ConfirmTimeout: 3 * time.Second, ConfirmPoll: 10 * time.Millisecond,
 		Connector: func(agent, env string) string { return e.sim.Info.ConnectorIDs[agent][env] },
 	}
+}
+
+// waitsOut matches the scenarios of confirmSuite and of the parity files
+// that confirm a handoff state the clinic never stores: their reads go on
+// until the confirmation's bound.
+var waitsOut = regexp.MustCompile(`^no handoff state for a `)
+
+// runWaitingOut is Run of what load makes, on opts, in two runs at once
+// whose files it joins, each file's cases in file order. The scenarios
+// waitsOut matches run on a fake clock that their reads' pauses move, so
+// the bound passes after their reads, not after its seconds of real time
+// (the simulator answers each read at once), and one at a time, so that
+// each sees the clock moved by its own pauses alone and makes the reads
+// its backoff allows in the bound, the same number in every file; the
+// others on the real clock, on which the simulator's calls progress and
+// its webhooks arrive.
+func runWaitingOut(t *testing.T, load func() []*scenario.Suite, opts Options) *result.Result {
+	t.Helper()
+	rest, waiting := opts, opts
+	rest.Select.Cases = map[scenario.CaseRef]bool{}
+	suites := load()
+	for _, s := range suites {
+		for _, sc := range s.Scenarios {
+			if !waitsOut.MatchString(sc.Name) {
+				rest.Select.Cases[scenario.CaseRef{File: sc.Pos.File, Name: sc.Name}] = true
+			}
+		}
+	}
+	clk := fakeclock.New()
+	waiting.Now, waiting.Sleep, waiting.AfterFunc = clk.Now, clk.Sleep, clk.AfterFunc
+	waiting.Select.Name, waiting.Parallel = waitsOut, 1
+	var (
+		wg                 sync.WaitGroup
+		res, waited        *result.Result
+		errRest, errWaited error
+	)
+	wg.Go(func() { res, errRest = Run(context.Background(), suites, rest) })
+	wg.Go(func() { waited, errWaited = Run(context.Background(), load(), waiting) })
+	wg.Wait()
+	if err := errors.Join(errRest, errWaited); err != nil {
+		t.Fatal(err)
+	}
+	if len(waited.Files) == 0 {
+		t.Fatalf("no scenario matches %s: nothing waited on the fake clock", waitsOut)
+	}
+	for _, w := range waited.Files {
+		i := slices.IndexFunc(res.Files, func(f *result.File) bool { return f.Path == w.Path })
+		if i < 0 {
+			t.Fatalf("%s: only scenarios that wait out their bound", w.Path)
+		}
+		f := res.Files[i]
+		f.Cases = append(f.Cases, w.Cases...)
+		slices.SortStableFunc(f.Cases, func(a, b *result.Case) int { return cmp.Compare(a.Pos.Line, b.Pos.Line) })
+	}
+	return res
 }
 
 // waitedOut is a receiver whose waits pass on clk, the runner's clock:
@@ -165,10 +223,9 @@ scenarios:
 func TestConfirmationsAndProbes(t *testing.T) {
 	t.Parallel()
 	e := newConfirmEnv(t, nil)
-	res, err := Run(context.Background(), loadYAML(t, strings.ReplaceAll(confirmSuite, "agent: clinic", "agent: "+e.clinic)), e.opts())
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := runWaitingOut(t, func() []*scenario.Suite {
+		return loadYAML(t, strings.ReplaceAll(confirmSuite, "agent: clinic", "agent: "+e.clinic))
+	}, e.opts())
 	type want struct {
 		status result.Status
 		key    string // the first failure's key

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/result"
+	"github.com/agenttest/agenttest/internal/scenario"
 )
 
 // TestProbeSeen: a probe keeps what it did and saw on its line, so a
@@ -24,10 +24,9 @@ import (
 func TestProbeSeen(t *testing.T) {
 	t.Parallel()
 	e := newConfirmEnv(t, nil)
-	res, err := Run(context.Background(), loadYAML(t, strings.ReplaceAll(confirmSuite, "agent: clinic", "agent: "+e.clinic)), e.opts())
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := runWaitingOut(t, func() []*scenario.Suite {
+		return loadYAML(t, strings.ReplaceAll(confirmSuite, "agent: clinic", "agent: "+e.clinic))
+	}, e.opts())
 	byName := map[string]*result.Attempt{}
 	for _, c := range res.Files[0].Cases {
 		byName[c.Name] = c.Last()
