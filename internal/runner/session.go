@@ -674,12 +674,31 @@ func (s *Session) reach(host string) {
 // whether they all held.
 func (s *Session) check(exp *assert.Expect, exch *platform.Exchange) bool {
 	obs := assert.Observation{Result: exch.Result, Latency: exch.Latency, Messaging: exch.Messaging}
-	fails := assert.Check(exp, obs, s.expand)
+	fails, scores := assert.CheckScores(exp, obs, s.expand)
+	if len(scores) > 0 {
+		recordScores(s.opts.Redactor, s.turnOf(exch), scores)
+	}
 	if len(fails) == 0 {
 		return true
 	}
 	s.fail(fails...)
 	return false
+}
+
+// turnOf is the turn of the transcript whose reply exch is: the
+// greeting's (turn 0) or the last turn's; nil when the attempt recorded
+// none for it (a step handed over before any call).
+func (s *Session) turnOf(exch *platform.Exchange) *result.Turn {
+	index := s.index
+	if exch == s.greeting {
+		index = 0
+	}
+	for _, t := range slices.Backward(s.a.Turns) {
+		if t != nil && t.Index == index {
+			return t
+		}
+	}
+	return nil
 }
 
 // capture stores one captured value of the last reply, failing the
