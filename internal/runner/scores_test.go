@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -9,6 +10,8 @@ import (
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/result"
+	"github.com/agenttest/agenttest/internal/scenario"
+	"github.com/agenttest/agenttest/internal/sim"
 )
 
 // TestSimilarScoresRecorded: every similar matcher a check evaluates
@@ -96,4 +99,34 @@ func posIn(file, lineCol string) diag.Pos {
 	p.File = file
 	fmt.Sscanf(lineCol, "%d:%d", &p.Line, &p.Col)
 	return p
+}
+
+// TestGreetingScoredAfterTurns: a check of the greeting made after the
+// turns (a step handed over later, as godog's are) keeps its scores on
+// the greeting, not on the last turn.
+func TestGreetingScoredAfterTurns(t *testing.T) {
+	t.Parallel()
+	const welcome = "Welcome to Bella Tavola! I can book you a table or answer questions about our menu, allergens and opening hours."
+	sc := booking("books", 10)
+	exp := &assert.Expect{Pos: pos(40, 7), Response: &assert.Text{Pos: pos(40, 9), Similar: &assert.Similar{To: welcome, Min: 0.9}}}
+	g := check(exp)
+	g.Greeting = true
+	sc.Steps = append(sc.Steps, g)
+	e := newEnv(t, sim.Options{Seed: 1})
+	res, err := Run(context.Background(), []*scenario.Suite{suite(file, sc)}, e.opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := res.Files[0].Cases[0].Last()
+	if res.Files[0].Cases[0].Status != result.Passed {
+		t.Fatalf("%s%s", a.Status, describe(res.Files[0].Cases[0]))
+	}
+	if s := a.Turns[0].Scores; len(s) != 1 || s[0].Score != 1 || s[0].Pos != pos(40, 9) {
+		t.Errorf("greeting scores = %+v, want its similar check's 1", s)
+	}
+	for _, tr := range a.Turns[1:] {
+		if tr.Scores != nil {
+			t.Errorf("turn %d has the greeting's scores %+v", tr.Index, tr.Scores)
+		}
+	}
 }
