@@ -43,8 +43,8 @@ func (st style) quotedShort(s string) string {
 	if strings.HasPrefix(v, `"`) {
 		return v
 	}
-	if strings.HasSuffix(v, "…") {
-		return `"` + strings.TrimSuffix(v, "…") + `…"`
+	if head, ok := strings.CutSuffix(v, "…"); ok {
+		return `"` + head + `…"`
 	}
 	return `"` + v + `"`
 }
