@@ -18,9 +18,10 @@ import (
 // simulator (seed fixed) and reads how close each came to its threshold
 // in every view: a check passing by less than assert.NearMargin is
 // named on its case's line with or without -v, on a terminal too where
-// a passing case is otherwise quiet; -v shows each score under its turn;
-// a repeated case's line is followed by the spread of its matcher over
-// the runs; the JSON report holds the scores on the turn and the spread
+// a passing case is otherwise quiet (a repeated case's runs say it in
+// their spread instead); -v shows each score under its turn, over web
+// chat too; a repeated case's line is followed by the spread of its
+// matcher over the runs; the JSON report holds the scores on the turn and the spread
 // on the repeat, and reads back into a report written again byte for
 // byte; the HTML report shows them; JUnit's system-out notes the near
 // pass.
@@ -63,6 +64,10 @@ func TestSimilarScoresShown(t *testing.T) {
 		console, _ := run(t, false, "-v")
 		if !strings.Contains(console, "          conversation ended\n          "+scored+"\n") {
 			t.Errorf("-v: the transcript lacks the score under its turn:\n%s", console)
+		}
+		overChat := regexp.MustCompile(`\(live agent joined: Sam\)\n {10}similar 0\.\d\d ≥ 0\.50 to "That sounds urgent\. [^"]*…" \(` + regexp.QuoteMeta(file) + `:42:22\)\n`)
+		if !overChat.MatchString(console) {
+			t.Errorf("-v: a turn over web chat lacks its score under its events:\n%s", console)
 		}
 	})
 	t.Run("reports", func(t *testing.T) {
