@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agenttest/agenttest/internal/compare"
 	"github.com/agenttest/agenttest/internal/report"
 )
 
@@ -156,4 +157,30 @@ func TestSimilarScoresShown(t *testing.T) {
 			t.Errorf("JUnit system-out lacks the near note or the spread:\n%s", x)
 		}
 	})
+}
+
+// TestCompareSimilarScores: where the candidate words a reply otherwise,
+// compare says how each similar check of it moved (the restaurant's 1.1
+// in pre-release rephrases 1.0's offer), in its text and its JSON, read
+// back as written.
+func TestCompareSimilarScores(t *testing.T) {
+	t.Parallel()
+	const file = "cmd/agenttest/testdata/scores/compare.yaml"
+	out := filepath.Join(t.TempDir(), "compare.json")
+	c := compareCLI(t, repoRoot, nil, "compare", "--baseline", "live", "--candidate", "pre-release", file, "--allow-live", "--json", out)
+	c.expect(t, exitOK, "      reply: I can't find a booking in this conversation yet. [-Would you like to-]{+Shall I+} book a table{+ for you+}?\n"+
+		"      similar 1.00 ≥ 0.50 → similar 0.88 ≥ 0.50 ("+file+":11:22)\n")
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := compare.ReadJSON(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := got.Pairs[0].Changes
+	if len(ch) != 2 || ch[1].What != compare.ChangeSimilar || ch[1].Pos.String() != file+":11:22" ||
+		ch[1].Baseline != "similar 1.00 ≥ 0.50" || ch[1].Candidate != "similar 0.88 ≥ 0.50" {
+		t.Errorf("changes %+v, want the reply's and its similar check's", ch)
+	}
 }

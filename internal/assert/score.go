@@ -61,6 +61,20 @@ func (s Score) Relation() string {
 	return FormatScore(s.Score, s.Min) + relation(s.Score, s.Min) + formatMin(s.Min)
 }
 
+// Name names the matcher by what it checks: "similar" for the reply,
+// "state.summary similar" for another value, with "not " before a
+// negated one.
+func (s Score) Name() string {
+	w := "similar"
+	if s.Key != "response" && s.Key != "" {
+		w = s.Key + " similar"
+	}
+	if s.Not {
+		w = "not " + w
+	}
+	return w
+}
+
 // FormatScore writes a similarity measured against the threshold min:
 // two decimals, or as many more as it takes for a score below min to
 // read below it (0.797 against 0.8, not 0.80).

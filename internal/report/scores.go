@@ -12,24 +12,10 @@ import (
 // how close each reply came to its threshold, which a pass alone does
 // not say.
 
-// similarWord names a similar matcher by what it checks: "similar" for
-// the reply, "state.summary similar" for another value, with "not "
-// before a negated one.
-func similarWord(key string, not bool) string {
-	w := "similar"
-	if key != "response" && key != "" {
-		w = key + " similar"
-	}
-	if not {
-		w = "not " + w
-	}
-	return w
-}
-
 // scoreLine is one score in a transcript, under its turn:
 // `similar 0.93 ≥ 0.80 to "That sounds urgent…" (clinic.yaml:32:22)`.
 func (st style) scoreLine(s assert.Score) string {
-	line := similarWord(s.Key, s.Not) + " " + s.Relation() + " to " + st.compared().quotedShort(s.To)
+	line := s.Name() + " " + s.Relation() + " to " + st.compared().quotedShort(s.To)
 	if p := s.Pos.String(); p != "" {
 		line += " (" + p + ")"
 	}
@@ -77,7 +63,7 @@ func nearNotes(c *result.Case) []string {
 
 // nearNote is the note of one score near its threshold.
 func nearNote(s assert.Score) string {
-	note := "near threshold: " + similarWord(s.Key, s.Not) + " " + s.Relation()
+	note := "near threshold: " + s.Name() + " " + s.Relation()
 	if p := s.Pos.String(); p != "" {
 		note += " at " + p
 	}
@@ -106,7 +92,7 @@ func spreadLine(sp result.ScoreSpread) string {
 		failed = "at or above"
 	}
 	return fmt.Sprintf("%s%s over %d %s: min %s, median %s, max %s; %d %s %s",
-		similarWord(sp.Key, sp.Not), at, sp.Runs, plural(sp.Runs, "run", "runs"),
+		(assert.Score{Key: sp.Key, Not: sp.Not}).Name(), at, sp.Runs, plural(sp.Runs, "run", "runs"),
 		assert.FormatScore(sp.Low, sp.Min), assert.FormatScore(sp.Median, sp.Min), assert.FormatScore(sp.High, sp.Min),
 		sp.Failed, failed, assert.FormatMin(sp.Min))
 }
