@@ -25,7 +25,7 @@ import (
 // matcher over the runs; the JSON report holds the scores on the turn and the spread
 // on the repeat, and reads back into a report written again byte for
 // byte; the HTML report shows them; JUnit's system-out notes the near
-// pass.
+// pass, and so does a GitHub Actions notice at the matcher's line.
 func TestSimilarScoresShown(t *testing.T) {
 	t.Parallel()
 	const (
@@ -62,7 +62,14 @@ func TestSimilarScoresShown(t *testing.T) {
 				t.Errorf("the repeated case's line lacks its spread:\n%s", console)
 			}
 		}
-		console, _ := run(t, false, "-v")
+		// In GitHub Actions, a notice at the matcher's line of the pull
+		// request's diff.
+		console, _ := run(t, false, "--github")
+		notice := "::notice file=" + file + ",line=11,col=22,title=agenttest near threshold%3A passes near the threshold::" + near + "%0Apassed by less than 0.05: a rephrasing may fail it\n"
+		if !strings.Contains(console, notice) || strings.Count(console, "::notice") != 1 {
+			t.Errorf("--github: no notice of the near pass alone:\n%s", console)
+		}
+		console, _ = run(t, false, "-v")
 		if !strings.Contains(console, "          conversation ended\n          "+scored+"\n") {
 			t.Errorf("-v: the transcript lacks the score under its turn:\n%s", console)
 		}

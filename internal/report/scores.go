@@ -40,6 +40,15 @@ func (st style) quotedShort(s string) string {
 // `near threshold: similar 0.72 ≥ 0.70 at clinic.yaml:32:22`. A repeated
 // case says it in its spread instead (spreadLines).
 func nearNotes(c *result.Case) []string {
+	var notes []string
+	for _, s := range nearScores(c) {
+		notes = append(notes, nearNote(s))
+	}
+	return notes
+}
+
+// nearScores are the scores nearNotes notes.
+func nearScores(c *result.Case) []assert.Score {
 	if c.Repeat != nil || (c.Status != result.Passed && c.Status != result.Flaky) {
 		return nil
 	}
@@ -47,18 +56,18 @@ func nearNotes(c *result.Case) []string {
 	if a == nil {
 		return nil
 	}
-	var notes []string
+	var near []assert.Score
 	for _, t := range a.Turns {
 		if t == nil {
 			continue
 		}
 		for _, s := range t.Scores {
 			if s.Near() {
-				notes = append(notes, nearNote(s))
+				near = append(near, s)
 			}
 		}
 	}
-	return notes
+	return near
 }
 
 // nearNote is the note of one score near its threshold.
