@@ -157,15 +157,11 @@ func recordFailures(red *secret.Redactor, a *result.Attempt, fs ...assert.Failur
 
 // recordScores keeps the similarity scores of the checks of turn t's
 // reply, the texts they compared with masked as a failure's are (a
-// ${env:...} in one may hold a key).
+// ${env:...} in one may hold a key). t is never nil: every reply a check
+// reads came from a call, which recorded its turn (Session.call).
 func recordScores(red *secret.Redactor, t *result.Turn, scores []assert.Score) {
-	if t == nil {
-		return
-	}
-	if !red.Empty() {
-		for i := range scores {
-			scores[i].To = red.String(scores[i].To)
-		}
+	for i := range scores {
+		scores[i].To = red.String(scores[i].To)
 	}
 	t.Scores = append(t.Scores, scores...)
 }

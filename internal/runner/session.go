@@ -687,7 +687,8 @@ func (s *Session) check(exp *assert.Expect, exch *platform.Exchange, index int) 
 }
 
 // turn is the turn of the transcript numbered index, the last one so
-// numbered (after retried calls); nil when the attempt recorded none.
+// numbered (after retried calls); nil when the attempt recorded none,
+// which a reply the session holds never is.
 func (s *Session) turn(index int) *result.Turn {
 	for _, t := range slices.Backward(s.a.Turns) {
 		if t != nil && t.Index == index {
