@@ -97,7 +97,8 @@ They are written when the run concludes. The JSON report holds
 the node coverage of each agent: against its definition on the embedded
 simulator, else against the nodes seen in this run and in the reports
 given to --coverage-from. With --github, or when GITHUB_ACTIONS=true,
-failures are also printed as GitHub Actions annotations and a summary is
+failures are also printed as GitHub Actions annotations (and a similar
+check that passed near its threshold as a notice) and a summary is
 appended to $GITHUB_STEP_SUMMARY.
 
 --shard K/N runs the K-th of N shares of the selected scenarios, the same

@@ -23,11 +23,20 @@ const none = "(none)"
 // References that cannot be resolved and patterns that do not compile become
 // failures of their key, never panics.
 func Check(exp *Expect, obs Observation, expand Expander) []Failure {
+	fails, _ := CheckScores(exp, obs, expand)
+	return fails
+}
+
+// CheckScores is Check that also gives the Score of every similar
+// matcher it evaluated, passing or failing, in the order evaluated: the
+// scores are a by-product of the checks, measured once. It allocates
+// nothing for them when exp has no similar matcher.
+func CheckScores(exp *Expect, obs Observation, expand Expander) ([]Failure, []Score) {
 	if exp == nil {
-		return nil
+		return nil, nil
 	}
 	if obs.Result == nil {
-		return []Failure{{Pos: exp.Pos, Key: "response", Message: "no reply to check"}}
+		return []Failure{{Pos: exp.Pos, Key: "response", Message: "no reply to check"}}, nil
 	}
 	c := checker{pos: exp.Pos, res: obs.Result, msg: obs.Messaging, expand: expand}
 	if exp.Response != nil {
@@ -90,7 +99,7 @@ func Check(exp *Expect, obs Observation, expand Expander) []Failure {
 	if len(c.fails) > 1 {
 		sort.SliceStable(c.fails, func(i, j int) bool { return c.fails[i].Pos.Before(c.fails[j].Pos) })
 	}
-	return c.fails
+	return c.fails, c.scores
 }
 
 // checker accumulates the failures of one Check.
@@ -103,6 +112,8 @@ type checker struct {
 	msg    *reply.Messaging
 	expand Expander
 	fails  []Failure
+	// scores are the similar matchers' scores (CheckScores).
+	scores []Score
 }
 
 // md is the reply's metadata, decoded by the first check that reads it.
@@ -235,7 +246,9 @@ func (c *checker) resolveAt(pos diag.Pos, t *Text, l label, actual string) (r *T
 
 // evalAt checks actual against r, a matcher resolveAt gave.
 func (c *checker) evalAt(pos diag.Pos, r *Text, l label, noun, actual string) {
-	m, err := r.eval(actual, false, noun)
+	sc := scoring{list: c.scores, l: l, pos: pos}
+	m, err := r.eval(actual, false, noun, &sc)
+	c.scores = sc.list
 	if err != nil {
 		c.fail(Failure{Pos: pos, Key: l.Key(), Message: err.Error(), Expected: r.Describe(), Actual: actual})
 		return
@@ -545,23 +558,33 @@ func (c *checker) metric(m *MetricCheck, metrics map[string][]string) {
 	// A metric written several times passes when any value matches.
 	broken := false // the matcher itself cannot be evaluated
 	if len(values) > 1 {
+		sc := scoring{list: c.scores, l: l, pos: pos}
+		held := false
 		for _, v := range values {
-			mm, err := r.eval(v, false, "value")
+			mm, err := r.eval(v, false, "value", &sc)
 			if err != nil {
 				broken = true
 				break
 			}
-			if mm == nil {
-				return
+			if held = mm == nil; held {
+				break
 			}
+		}
+		c.scores = sc.list
+		if held {
+			return
 		}
 	}
 	var one string
 	if len(values) > 0 {
 		one = values[len(values)-1]
 	}
-	n := len(c.fails)
+	n, k := len(c.fails), len(c.scores)
 	c.evalAt(pos, r, l, "value", one)
+	if len(values) > 1 {
+		// The loop above scored the last value already.
+		c.scores = c.scores[:k]
+	}
 	if len(c.fails) > n && len(values) > 1 && !broken {
 		// Show every written value, not only the last one tried.
 		f := &c.fails[len(c.fails)-1]

@@ -167,7 +167,7 @@ func (e *Expect) ClaimsSystemMessage(sm reply.SystemMessage, expand Expander) bo
 	if err != nil {
 		return true
 	}
-	m, err := text.eval(sm.Text, false, "text")
+	m, err := text.eval(sm.Text, false, "text", nil)
 	return err != nil || m == nil
 }
 
@@ -265,7 +265,7 @@ func (c *checker) systemMessage(sm *SystemMessage, msgs []reply.SystemMessage) {
 			continue
 		}
 		if text != nil {
-			m, err := text.eval(s.Text, false, "text")
+			m, err := text.eval(s.Text, false, "text", nil)
 			if err != nil {
 				c.fail(Failure{Pos: pos, Key: "system_message", Message: err.Error(), Expected: text.Describe(), Actual: renderSystem(msgs)})
 				return

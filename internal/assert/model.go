@@ -53,7 +53,10 @@ type Text struct {
 
 // Similar is the `similar: {to: ..., min: ...}` matcher.
 type Similar struct {
-	To string
+	// Pos is where the matcher was written (its `similar` key), for
+	// the Score it records; zero places it at the enclosing Text.
+	Pos diag.Pos
+	To  string
 	// Min is the least similarity, 0 to 1, that passes. Zero means the
 	// documented default, DefaultSimilarity.
 	Min float64

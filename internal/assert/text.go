@@ -25,7 +25,7 @@ func (t *Text) Match(actual string, expand Expander) (ok bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	m, err := r.eval(actual, false, "value")
+	m, err := r.eval(actual, false, "value", nil)
 	return m == nil && err == nil, err
 }
 
@@ -223,9 +223,10 @@ func nearestOf(m *mismatch, actual string, alts []string) *mismatch {
 }
 
 // eval checks a resolved Text; it returns nil when actual passes. noun is
-// "text" or "value", to word the equality failures naturally.
-func (t *Text) eval(actual string, folded bool, noun string) (*mismatch, error) {
-	m, err := t.match(actual, folded, noun)
+// "text" or "value", to word the equality failures naturally. sc, when
+// not nil, collects the score of every similar matcher evaluated.
+func (t *Text) eval(actual string, folded bool, noun string, sc *scoring) (*mismatch, error) {
+	m, err := t.match(actual, folded, noun, sc)
 	if m != nil && !m.decided {
 		// A nested matcher's mismatch already says whether it folded
 		// case, which a nested ignore_case: false may have turned off.
@@ -235,7 +236,7 @@ func (t *Text) eval(actual string, folded bool, noun string) (*mismatch, error) 
 }
 
 // match is eval without setting mismatch.folded.
-func (t *Text) match(actual string, folded bool, noun string) (*mismatch, error) {
+func (t *Text) match(actual string, folded bool, noun string, sc *scoring) (*mismatch, error) {
 	fold := t.folds(folded)
 	// suffix says a check folded case, or stopped folding it. Expected
 	// holds the describing matchers' words, but a literal text is
@@ -286,6 +287,7 @@ func (t *Text) match(actual string, folded bool, noun string) (*mismatch, error)
 	if t.Similar != nil {
 		// Similarity already ignores case, so IgnoreCase changes nothing.
 		got, want := Similarity(actual, t.Similar.To), similarMin(t.Similar)
+		sc.add(t, t.Similar, got, want)
 		if got < want {
 			return &mismatch{
 				phrase: fmt.Sprintf("is not similar enough to the expected text (%s, min %s)", scoreBelow(got, want), formatMin(want)),
@@ -300,7 +302,7 @@ func (t *Text) match(actual string, folded bool, noun string) (*mismatch, error)
 	if len(t.Any) > 0 {
 		passed := false
 		for _, alt := range t.Any {
-			m, err := alt.eval(actual, fold, noun)
+			m, err := alt.eval(actual, fold, noun, sc)
 			if err != nil {
 				return nil, err
 			}
@@ -322,7 +324,7 @@ func (t *Text) match(actual string, folded bool, noun string) (*mismatch, error)
 		}
 	}
 	for i, each := range t.All {
-		m, err := each.eval(actual, fold, noun)
+		m, err := each.eval(actual, fold, noun, sc)
 		if m != nil && suffix != "" && m.folded == fold {
 			// The item's words say what it checks, not that this
 			// matcher made it ignore case (or compare it again); an item
@@ -342,7 +344,7 @@ func (t *Text) match(actual string, folded bool, noun string) (*mismatch, error)
 			// every item to fix.
 			var also []string
 			for _, rest := range t.All[i+1:] {
-				if rm, err := rest.eval(actual, fold, noun); err == nil && rm != nil {
+				if rm, err := rest.eval(actual, fold, noun, sc); err == nil && rm != nil {
 					also = append(also, "["+rest.describe(fold)+"]")
 				}
 			}
@@ -357,7 +359,9 @@ func (t *Text) match(actual string, folded bool, noun string) (*mismatch, error)
 		}
 	}
 	if t.Not != nil {
-		m, err := t.Not.eval(actual, fold, noun)
+		sc.flip()
+		m, err := t.Not.eval(actual, fold, noun, sc)
+		sc.flip()
 		if err != nil {
 			return nil, err
 		}
@@ -591,7 +595,7 @@ func (t *Text) expandRefs(expand Expander) (*Text, error) {
 		}
 	}
 	if t.Similar != nil {
-		r.Similar = &Similar{To: *str(&t.Similar.To), Min: t.Similar.Min}
+		r.Similar = &Similar{Pos: t.Similar.Pos, To: *str(&t.Similar.To), Min: t.Similar.Min}
 	}
 	sub := func(ts []*Text) []*Text {
 		if ts == nil {

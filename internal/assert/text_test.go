@@ -144,7 +144,7 @@ func TestIgnoreCaseAgrees(t *testing.T) {
 		}
 		// Without ignore_case, the failure says case alone is the
 		// difference exactly when it is.
-		m, _ := (&Text{Contains: new(tc.expected)}).eval(tc.actual, false, "text")
+		m, _ := (&Text{Contains: new(tc.expected)}).eval(tc.actual, false, "text", nil)
 		if hint := m != nil && strings.Contains(m.phrase, "if case is ignored"); tc.want && tc.expected != tc.actual && !hint {
 			t.Errorf("contains %q on %q: phrase %q does not say case is the difference", tc.expected, tc.actual, m.phrase)
 		}

@@ -71,7 +71,7 @@ func TestRunningPatternParsesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.eval("Great, a table for 4. What time would you like?", false, "text"); err != nil {
+	if _, err := r.eval("Great, a table for 4. What time would you like?", false, "text", nil); err != nil {
 		t.Fatal(err)
 	}
 	if n := testing.AllocsPerRun(100, func() {

@@ -320,6 +320,12 @@ const (
 	ChangeHandoff = "handoff"
 	ChangeState   = "state"
 	ChangeEnded   = "ended"
+	// ChangeSimilar: a similar check of a reply that changed scored
+	// differently: how much nearer its threshold (or further from it)
+	// the candidate's wording is. Pos is the matcher's, Baseline and
+	// Candidate its score against its threshold ("similar 0.95 ≥
+	// 0.80").
+	ChangeSimilar = "similar"
 	// ChangeTurns: the transcripts have different lengths (one stopped
 	// at a failing step, or the conversation ended earlier).
 	ChangeTurns = "turns"

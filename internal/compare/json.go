@@ -57,7 +57,7 @@ import (
 //	outcome    {status, verdict: passed | failed | errored | "not run",
 //	            conversation_id, agent, env, failures: [message], error}
 //	change     {turn, pos, say, what: reply | trace | handoff | state |
-//	            ended | turns | verdict, baseline, candidate, diff}
+//	            ended | turns | verdict | similar, baseline, candidate, diff}
 //	deployment the run report's form (result.Deployment): {agent, env, id,
 //	            version, read_at, after_id, after_version, after_read_at,
 //	            changed, verified, note}
@@ -70,7 +70,10 @@ import (
 // without a significant difference of rates. In a reply's diff, removed
 // words are [-…-] and added ones {+…+}; a trace is the node path joined
 // with " → "; a state change lists what the turn wrote as name=value
-// (values as JSON) and -name for a member it removed.
+// (values as JSON) and -name for a member it removed. A "similar" change
+// follows the reply change of its turn: a similar check of that reply
+// that scored otherwise, its pos the matcher's, baseline and candidate
+// its score against its threshold ("similar 0.95 ≥ 0.80").
 const SchemaV1 = "agenttest/compare/v1"
 
 // document is a Comparison with its schema.

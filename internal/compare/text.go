@@ -191,6 +191,8 @@ func (t *text) pair(p *Pair) {
 			}
 		case ChangeTurns:
 			fmt.Fprintf(&t.b, "    transcript: %s → %s\n", escape.Line(ch.Baseline), escape.Line(ch.Candidate))
+		case ChangeSimilar:
+			fmt.Fprintf(&t.b, "      %s → %s (%s)\n", escape.Line(ch.Baseline), escape.Line(ch.Candidate), escape.Line(ch.Pos.String()))
 		default:
 			// Two lines: a trace is itself written with arrows.
 			fmt.Fprintf(&t.b, "      %-*s %s\n", len(ch.What)+12, ch.What+" (baseline):", escape.Line(ch.Baseline))

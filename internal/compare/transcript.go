@@ -44,6 +44,7 @@ func transcriptChanges(b, c *result.Attempt) []Change {
 		}
 		if br.Response != cr.Response {
 			add(ChangeReply, br.Response, cr.Response, diffText(br.Response, cr.Response))
+			out = append(out, scoreChanges(bv.turn, cv.turn)...)
 		}
 		if b, c := strings.Join(br.Meta().NodeTrace(), " → "), strings.Join(cr.Meta().NodeTrace(), " → "); b != c {
 			add(ChangeTrace, b, c, "")
@@ -166,4 +167,24 @@ func turnsText(n int) string {
 		return "1 turn"
 	}
 	return fmt.Sprintf("%d turns", n)
+}
+
+// scoreChanges are the similar checks of turn c that scored otherwise on
+// turn b, the same turn of the baseline, each paired with the baseline's
+// score of the matcher written at the same place for the same key.
+func scoreChanges(b, c *result.Turn) []Change {
+	var out []Change
+	for _, cs := range c.Scores {
+		for _, bs := range b.Scores {
+			if bs.Pos != cs.Pos || bs.Key != cs.Key || bs.Not != cs.Not || bs.Score == cs.Score {
+				continue
+			}
+			// One matcher (its Key and Not alike), one name.
+			name := cs.Name() + " "
+			out = append(out, Change{Turn: c.Index, Pos: cs.Pos, Say: c.Say, What: ChangeSimilar,
+				Baseline: name + bs.Relation(), Candidate: name + cs.Relation()})
+			break
+		}
+	}
+	return out
 }

@@ -450,6 +450,7 @@ func (d detail) writeTranscript(a *result.Attempt, upTo int, indent string) {
 			// A Messaging turn has no debug metadata; its events say
 			// what happened, the end included.
 			d.writeMessaging(info, t.Messaging)
+			d.writeScores(info, t)
 			continue
 		}
 		var facts []string
@@ -477,6 +478,15 @@ func (d detail) writeTranscript(a *result.Attempt, upTo int, indent string) {
 		if v.Ended {
 			d.line(info, d.st.paint(sgrYellow, "conversation ended"))
 		}
+		d.writeScores(info, t)
+	}
+}
+
+// writeScores writes the scores of the similar checks of a turn's reply,
+// one line each.
+func (d detail) writeScores(indent string, t *result.Turn) {
+	for _, s := range t.Scores {
+		d.line(indent, d.st.scoreLine(s))
 	}
 }
 

@@ -125,6 +125,12 @@ func fixture() *result.Result {
 			},
 		}},
 	}
+	// Its reply passed a similar check near its threshold, another clear
+	// of it: the near one is noted on the case's line.
+	books.Attempts[0].Turns[1].Scores = []assert.Score{
+		{Pos: pos(rest, 16, 21), Key: "response", To: "Booked: a table for four at 19:00.", Score: 0.7234, Min: 0.7},
+		{Pos: pos(rest, 17, 21), Key: "state.summary", To: "four people, 19:00", Score: 0.91, Min: assert.DefaultSimilarity},
+	}
 
 	// Failed on turn 2 with an inline diff and a state check.
 	party := &result.Case{
@@ -286,6 +292,10 @@ func fixture() *result.Result {
 			a.Status = result.Failed
 			a.Failures = []assert.Failure{failure(pos(spec, 44, 11), "response", "reply does not contain the expected text", `contains "Chianti"`, "Water.", "")}
 		}
+		// A similar check beside the contains: its spread over the runs
+		// follows the case's line.
+		a.Turns[1].Scores = []assert.Score{{Pos: pos(spec, 45, 21), Key: "response", To: "A Chianti goes well with pizza.",
+			Score: []float64{0.62, 0.05, 0.66}[i-1], Min: 0.6}}
 		repeat.Attempts = append(repeat.Attempts, a)
 	}
 

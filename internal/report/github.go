@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf16"
 
+	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/escape"
 	"github.com/agenttest/agenttest/internal/result"
@@ -28,8 +29,9 @@ import (
 // case's error (the scenario's when the error has none); `::warning` for
 // a flaky case (at its first failure) and for a quarantined case that
 // failed or errored, since neither gates the run. Run-level checks (the
-// alert gate) are annotated like cases. Passing, skipped and pending
-// cases write nothing. The message holds what the console says of the
+// alert gate) are annotated like cases; `::notice` at each similar check
+// of a passing case that passed near its threshold (nearNotes). Other
+// passing cases, skipped and pending ones write nothing. The message holds what the console says of the
 // failure: the failure line, expected, actual and the diff, uncoloured.
 //
 // An interrupted run opens with one `::error` of its own, whatever its
@@ -123,14 +125,19 @@ func (as annotations) write(b *strings.Builder) {
 		written[a.level]++
 		annotation(b, a.level, a.at, a.title, a.msg)
 	}
-	for _, level := range []string{"error", "warning"} {
+	for _, level := range []string{"error", "warning", "notice"} {
 		rest := omitted[level]
 		if len(rest) == 0 {
 			continue
 		}
+		where := "the step summary, the log above and the report files"
+		if level == "notice" {
+			// The summary lists what did not pass; a near pass is not.
+			where = "the log above and the report files"
+		}
 		var msg strings.Builder
-		fmt.Fprintf(&msg, "GitHub Actions shows %d %s annotations per step; these %d are in the step summary, the log above and the report files:",
-			annotationsPerLevel, level, len(rest))
+		fmt.Fprintf(&msg, "GitHub Actions shows %d %s annotations per step; these %d are in %s:",
+			annotationsPerLevel, level, len(rest), where)
 		for i, a := range rest {
 			if i == omittedListed {
 				fmt.Fprintf(&msg, "\n... and %d more", len(rest)-omittedListed)
@@ -171,6 +178,9 @@ func annotateCase(b *annotations, f *result.File, c *result.Case) {
 		level, title = "warning", c.Status.String()+" (quarantined, not gating): "+c.Name
 	case c.Inconclusive():
 		title = "inconclusive: " + c.Name
+	case c.Status == result.Passed:
+		annotateNear(b, c)
+		return
 	case c.Status != result.Failed && c.Status != result.Errored:
 		return
 	}
@@ -223,6 +233,16 @@ func annotateCase(b *annotations, f *result.File, c *result.Case) {
 	}
 	if len(a.Failures) == 0 && a.Error == nil {
 		b.add(level, at, title, a.Status.String()+" without a recorded cause")
+	}
+}
+
+// annotateNear writes a `::notice` at each similar check of a passing
+// case that passed near its threshold (nearNotes), on the line of the
+// matcher: the warning of a reply drifting toward failure goes where the
+// threshold is written. A flaky case's warning says more already.
+func annotateNear(b *annotations, c *result.Case) {
+	for _, n := range nearScores(c) {
+		b.add("notice", n.Pos, "near threshold: "+c.Name, nearNote(n)+"\npassed by less than "+assert.FormatMin(assert.NearMargin)+": a rephrasing may fail it")
 	}
 }
 

@@ -317,3 +317,29 @@ func TestGitHubAnnotationSizes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
 }
+
+// TestGitHubNoticesWithinLimits: the notices of similar checks passed
+// near their thresholds are held to GitHub's 10 per step as errors and
+// warnings are: the 10th counts the others and lists where each is.
+func TestGitHubNoticesWithinLimits(t *testing.T) {
+	t.Parallel()
+	var cs []*result.Case
+	for i := range 12 {
+		line := 10 + 10*i
+		s := assert.Score{Pos: pos("suites/a.yaml", line+2, 21), Key: "response", To: "hi", Score: 0.71, Min: 0.7}
+		cs = append(cs, &result.Case{Name: fmt.Sprintf("case %d", line), Pos: pos("suites/a.yaml", line, 5), Status: result.Passed,
+			Attempts: []*result.Attempt{{Number: 1, Status: result.Passed, Turns: []*result.Turn{{Index: 1, Scores: []assert.Score{s}}}}}})
+	}
+	r := &result.Result{Started: t0, Target: result.Target{Name: "sim"}, Files: []*result.File{{Path: "suites/a.yaml", Suite: "a", Cases: cs}}}
+	var b strings.Builder
+	if err := WriteGitHubAnnotations(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	want := "::notice title=agenttest 3 more notices not shown as annotations::GitHub Actions shows 10 notice annotations per step; " +
+		"these 3 are in the log above and the report files:" +
+		"%0Asuites/a.yaml:102:21: near threshold: case 100%0Asuites/a.yaml:112:21: near threshold: case 110%0Asuites/a.yaml:122:21: near threshold: case 120"
+	if len(lines) != 10 || lines[9] != want {
+		t.Errorf("%d notices, the last:\n got %q\nwant %q", len(lines), lines[len(lines)-1], want)
+	}
+}

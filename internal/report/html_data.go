@@ -54,8 +54,11 @@ type htmlCase struct {
 	Runs string `json:"runs,omitempty"`
 	// FailureKinds is the failed runs of a repeated case grouped by
 	// what failed first, one line each, as the console lists them.
-	FailureKinds []string      `json:"fk,omitempty"`
-	Attempts     []htmlAttempt `json:"a,omitempty"`
+	FailureKinds []string `json:"fk,omitempty"`
+	// Spreads is each similar matcher of a repeated case over its
+	// runs, one line each (spreadLines).
+	Spreads  []string      `json:"sp,omitempty"`
+	Attempts []htmlAttempt `json:"a,omitempty"`
 }
 
 type htmlAttempt struct {
@@ -133,8 +136,19 @@ type htmlTurn struct {
 	Ended    bool     `json:"end,omitempty"`
 	Delayed  bool     `json:"del,omitempty"`
 	// Events are the lines a Messaging turn's events make.
-	Events    []string `json:"ev,omitempty"`
-	LatencyMS float64  `json:"lat"`
+	Events []string `json:"ev,omitempty"`
+	// Scores are the similar checks of the reply (scoreLine).
+	Scores    []htmlScore `json:"sc,omitempty"`
+	LatencyMS float64     `json:"lat"`
+}
+
+// htmlScore is one similar check of a turn: its line, and whether it
+// failed or passed near its threshold (assert.Score.Near), which the
+// page marks.
+type htmlScore struct {
+	Line   string `json:"t"`
+	Near   bool   `json:"n,omitempty"`
+	Failed bool   `json:"f,omitempty"`
 }
 
 type htmlConfirm struct {
@@ -260,6 +274,7 @@ func toHTMLCase(fi int, f *result.File, c *result.Case) htmlCase {
 		if c.Repeat != nil {
 			notes = append(notes, repeatLine(c.Repeat))
 		}
+		notes = append(notes, nearNotes(c)...)
 		hc.Note = htmlStyle.flat(strings.Join(notes, "; "))
 	}
 	hc.Head = caseHead(c)
@@ -276,6 +291,7 @@ func toHTMLCase(fi int, f *result.File, c *result.Case) htmlCase {
 			}
 		}
 		hc.Runs = runs.String()
+		hc.Spreads = flatAll(spreadLines(c))
 		if groups := htmlStyle.failureGroups(c.Runs()); worthListing(groups) {
 			for _, g := range groups {
 				hc.FailureKinds = append(hc.FailureKinds, g.String())
@@ -381,6 +397,9 @@ func toHTMLAttempt(a *result.Attempt) htmlAttempt {
 				prev = v.State
 			}
 			ht.Handoff, ht.Ended, ht.Delayed = htmlStyle.flat(v.Handoff), v.Ended, v.Delayed
+		}
+		for _, sc := range t.Scores {
+			ht.Scores = append(ht.Scores, htmlScore{Line: htmlStyle.scoreLine(sc), Near: sc.Near(), Failed: !sc.Passed()})
 		}
 		ha.Turns = append(ha.Turns, ht)
 	}

@@ -421,7 +421,11 @@ func failedWhy(r *result.Result) string {
 // caseBlock composes everything printed for a finished case. It reads only
 // the case, so it runs outside the lock.
 func (h *Human) caseBlock(f *result.File, c *result.Case) string {
-	quiet := c.Status == result.Passed && h.opts.TTY && !h.opts.Verbose && c.Quarantine == nil
+	// A similar check that passed near its threshold is the early
+	// warning of a reply drifting toward failure: said even where a
+	// passing case is otherwise quiet.
+	near := nearNotes(c)
+	quiet := c.Status == result.Passed && h.opts.TTY && !h.opts.Verbose && c.Quarantine == nil && len(near) == 0
 	if quiet {
 		return ""
 	}
@@ -433,6 +437,12 @@ func (h *Human) caseBlock(f *result.File, c *result.Case) string {
 		b.WriteString(" (" + h.st.flat(note) + ")")
 	}
 	b.WriteString("\n")
+	for _, n := range near {
+		b.WriteString("    " + h.st.paint(sgrYellow, h.st.flat(n)) + "\n")
+	}
+	for _, l := range spreadLines(c) {
+		b.WriteString("    " + h.st.flat(l) + "\n")
+	}
 	showBody := c.Status == result.Failed || c.Status == result.Errored || c.Status == result.Flaky ||
 		h.opts.Verbose && c.Status == result.Passed
 	if !showBody {

@@ -62,7 +62,10 @@ import (
 //	          rate_limited, rate_waited_ms, attempts: [attempt]}
 //	repeat   {procedure, decision, runs, passed, failed, errored, discarded,
 //	          limit, needed, pass_rate, margin, confidence,
-//	          interval: {lower, upper, level}}       (repeated cases only)
+//	          interval: {lower, upper, level}, scores: [spread]}  (repeated cases only)
+//	spread   {pos, key, to, min, not, runs, failed, low, median, high}
+//	          (a similar matcher over the runs; scores is absent when the
+//	          case has none)
 //	quarantine {reason, owner, until, lapsed}       (quarantined cases only)
 //	attempt  {number, run, status, conversation_id, started, duration_ms,
 //	          failures: [{pos, step, key, message, expected, actual, diff, nearest, ignore_case}],
@@ -79,8 +82,11 @@ import (
 //	          of the probe's conversation record, at the platform's time))
 //	step     {pos, kind, turn, text, confirms}  (a step the attempt did not
 //	          run: not_run is absent when it ran them all)
-//	turn     {index, pos, say, reply, ended, request, response, metadata,
-//	          messaging, started, latency_ms}
+//	turn     {index, pos, say, reply, ended, scores: [score], request, response,
+//	          metadata, messaging, started, latency_ms}
+//	score    {pos, key, to, score, min, not}  (a similar matcher of the
+//	          turn's checks, passing or failing; scores is absent when the
+//	          checks of the turn have none)
 //	deployment {agent, env, id, version, read_at, after_id, after_version,
 //	          after_read_at, changed, verified, note}  (result.Deployment's
 //	          JSON form, shared with the comparison of agenttest compare)
@@ -274,6 +280,9 @@ type jsonRepeat struct {
 	Margin     float64      `json:"margin,omitempty"`
 	Confidence float64      `json:"confidence,omitempty"`
 	Interval   jsonInterval `json:"interval"`
+	// Scores is the spread of each similar matcher over the runs, worked
+	// out from the turns' scores (a reader need not keep it).
+	Scores []jsonSpread `json:"scores,omitempty"`
 }
 
 type jsonInterval struct {
@@ -370,6 +379,32 @@ type jsonTurn struct {
 	Say   string  `json:"say"`
 	Reply *string `json:"reply,omitempty"`
 	Ended bool    `json:"ended,omitempty"`
+	// Scores are the similar matchers' scores of the reply's checks.
+	Scores []jsonScore `json:"scores,omitempty"`
+}
+
+// jsonScore is an assert.Score.
+type jsonScore struct {
+	Pos   jsonPos `json:"pos"`
+	Key   string  `json:"key"`
+	To    string  `json:"to"`
+	Score float64 `json:"score"`
+	Min   float64 `json:"min"`
+	Not   bool    `json:"not,omitempty"`
+}
+
+// jsonSpread is a result.ScoreSpread.
+type jsonSpread struct {
+	Pos    jsonPos `json:"pos"`
+	Key    string  `json:"key"`
+	To     string  `json:"to"`
+	Min    float64 `json:"min"`
+	Not    bool    `json:"not,omitempty"`
+	Runs   int     `json:"runs"`
+	Failed int     `json:"failed"`
+	Low    float64 `json:"low"`
+	Median float64 `json:"median"`
+	High   float64 `json:"high"`
 }
 
 // WriteJSON writes r as one indented JSON document in the SchemaV1 layout.
@@ -699,6 +734,9 @@ func (js *jsonStream) objectWith(head any, key string, items func()) {
 // part a reader compares with the platform's own logs.
 func (js *jsonStream) writeTurn(t *result.Turn) {
 	head := jsonTurn{Index: t.Index, Pos: toJSONPos(t.Pos), Say: t.Say}
+	for _, sc := range t.Scores {
+		head.Scores = append(head.Scores, jsonScore{Pos: toJSONPos(sc.Pos), Key: sc.Key, To: sc.To, Score: sc.Score, Min: sc.Min, Not: sc.Not})
+	}
 	if r := turnReply(t); r != nil {
 		head.Reply, head.Ended = &r.Response, r.ConversationEnded
 	}
@@ -776,6 +814,10 @@ func toJSONCase(c *result.Case) jsonCase {
 		jc.Repeat = &jsonRepeat{Procedure: r.Procedure, Decision: r.Decision, Runs: r.Runs, Passed: r.Passed, Failed: r.Failed,
 			Errored: r.Errored, Discarded: r.Discarded, Limit: r.Limit, Needed: r.Needed, PassRate: r.PassRate,
 			Margin: r.Margin, Confidence: r.Confidence, Interval: jsonInterval{Lower: r.Lower, Upper: r.Upper, Level: r.Level}}
+		for _, sp := range c.ScoreSpreads() {
+			jc.Repeat.Scores = append(jc.Repeat.Scores, jsonSpread{Pos: toJSONPos(sp.Pos), Key: sp.Key, To: sp.To, Min: sp.Min, Not: sp.Not,
+				Runs: sp.Runs, Failed: sp.Failed, Low: sp.Low, Median: sp.Median, High: sp.High})
+		}
 	}
 	if q := c.Quarantine; q != nil {
 		jc.Quarantine = &jsonQuarantine{Reason: q.Reason, Owner: q.Owner, Until: q.Until, Lapsed: q.Lapsed}

@@ -36,6 +36,12 @@ import (
 //     <error>'s ends with whose fault it is (errorMessage); the body
 //     opens with the message when the detail opens with earlier attempts
 //     (resultBody);
+//   - <system-out> holds, after those properties, the console's notes of
+//     the similar checks: each that passed by less than
+//     assert.NearMargin ("near threshold: similar 0.72 ≥ 0.70 at ..."),
+//     and a repeated case's spread of each over its runs; the
+//     transcripts in the report show each similar check's score under
+//     its turn;
 //   - <system-out> holds the transcript of the last attempt only when the
 //     body does not hold it whole (a passing or flaky case's; of a probe,
 //     which has no chat, its confirmed: lines with what it did and saw
@@ -513,6 +519,12 @@ func buildCase(f *result.File, c *result.Case, r *result.Result) junitCase {
 
 	var out strings.Builder
 	out.WriteString(head.String())
+	// How close the similar checks came to their thresholds, as the
+	// console's case line says it: CI shows system-out for a passing
+	// case too, where a near pass is the warning.
+	for _, l := range append(nearNotes(c), spreadLines(c)...) {
+		out.WriteString(fileStyle.flat(l) + "\n")
+	}
 	if held {
 		// The real outcome of a quarantined case, where CI shows output.
 		out.WriteString("\n" + body.String())

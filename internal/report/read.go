@@ -220,6 +220,9 @@ func (rd *reader) readAttempt(path []any, ja readAttempt) *result.Attempt {
 func (rd *reader) readTurn(path []any, jt readTurn) *result.Turn {
 	t := &result.Turn{Index: jt.Index, Pos: fromJSONPos(jt.Pos), Say: jt.Say, Request: jt.Request, Response: jt.Response,
 		Messaging: jt.Messaging, Started: rd.Time(member(path, "started"), jt.Started), Latency: rd.Millis(member(path, "latency_ms"), jt.LatencyMS)}
+	for _, sc := range jt.Scores {
+		t.Scores = append(t.Scores, assert.Score{Pos: fromJSONPos(sc.Pos), Key: sc.Key, To: sc.To, Score: sc.Score, Min: sc.Min, Not: sc.Not})
+	}
 	if jt.Reply == nil && !rd.legacy {
 		return t // the call failed
 	}

@@ -718,6 +718,11 @@ type Turn struct {
 	// took, measured by the client.
 	Started time.Time     `json:"started"`
 	Latency time.Duration `json:"latency_ns"`
+	// Scores are the similarities the similar matchers of the checks of
+	// this reply measured, passing or failing, in the order evaluated:
+	// how close a passing reply came to its threshold. Nil when no check
+	// of the reply has a similar matcher.
+	Scores []assert.Score `json:"scores,omitempty"`
 }
 
 // Observer receives progress while a run goes on; human and machine progress

@@ -155,6 +155,17 @@ func recordFailures(red *secret.Redactor, a *result.Attempt, fs ...assert.Failur
 	a.Status = result.Failed
 }
 
+// recordScores keeps the similarity scores of the checks of turn t's
+// reply, the texts they compared with masked as a failure's are (a
+// ${env:...} in one may hold a key). t is never nil: every reply a check
+// reads came from a call, which recorded its turn (Session.call).
+func recordScores(red *secret.Redactor, t *result.Turn, scores []assert.Score) {
+	for i := range scores {
+		scores[i].To = red.String(scores[i].To)
+	}
+	t.Scores = append(t.Scores, scores...)
+}
+
 // recordError records what ended an attempt: an infrastructure problem
 // makes it Errored; an interruption (KindInterrupted) leaves it Pending,
 // since it is no verdict. Every error the runner records passes here: it

@@ -40,9 +40,17 @@ func TestRunnerRedactsWhatItRecords(t *testing.T) {
 			Response: &assert.Text{Pos: pos(9, 9), Matches: new("^" + regexp.QuoteMeta(key) + "$")},
 		})),
 	}
+	// A similar check keeps the text it compared with (Turn.Scores).
+	similar := &scenario.Scenario{
+		Name: "similar", Pos: pos(14, 3),
+		Steps: chat(14, nil, turn(15, "hello", &assert.Expect{
+			Pos:      pos(15, 7),
+			Response: &assert.Text{Pos: pos(15, 9), Similar: &assert.Similar{To: "welcome ${env:LEAK}", Min: 0.01}},
+		})),
+	}
 	// A skip reason is the user's text too.
 	skipped := &scenario.Scenario{Name: "skipped", Pos: pos(12, 3), Skip: "until " + key + " is rotated"}
-	res, err := Run(context.Background(), []*scenario.Suite{suite(file, sc, quoted, skipped)}, opts)
+	res, err := Run(context.Background(), []*scenario.Suite{suite(file, sc, quoted, similar, skipped)}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,6 +59,9 @@ func TestRunnerRedactsWhatItRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := string(b)
+	if sc := res.Files[0].Cases[2].Last().Turns[1].Scores; len(sc) != 1 || !strings.Contains(sc[0].To, secret.Mask) {
+		t.Errorf("the similar check's score %+v does not hold the masked text", sc)
+	}
 	for _, form := range secret.Forms(key) {
 		if strings.Contains(out, form) {
 			t.Errorf("the result holds %q:\n%s", form, out)

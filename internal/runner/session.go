@@ -260,14 +260,14 @@ func (s *Session) step(st *steps.Step) (ok, retry bool) {
 			s.errored(&result.Error{Pos: st.Pos, Kind: result.KindConfig, Message: prefixed(st.Text, err.Error())})
 			return false, false
 		}
-		on := s.last
+		on, index := s.last, s.index
 		if st.Greeting {
-			on = s.greeting
+			on, index = s.greeting, 0
 		}
 		if !s.viaAllows(st, exp, on) {
 			return false, false
 		}
-		if !s.check(exp, on) {
+		if !s.check(exp, on, index) {
 			return false, true
 		}
 		return true, false
@@ -670,16 +670,32 @@ func (s *Session) reach(host string) {
 	}
 }
 
-// check runs the expectations on a reply, records any failures and reports
-// whether they all held.
-func (s *Session) check(exp *assert.Expect, exch *platform.Exchange) bool {
+// check runs the expectations on a reply, the reply of turn index,
+// records any failures and the scores of its similar checks, and
+// reports whether they all held.
+func (s *Session) check(exp *assert.Expect, exch *platform.Exchange, index int) bool {
 	obs := assert.Observation{Result: exch.Result, Latency: exch.Latency, Messaging: exch.Messaging}
-	fails := assert.Check(exp, obs, s.expand)
+	fails, scores := assert.CheckScores(exp, obs, s.expand)
+	if len(scores) > 0 {
+		recordScores(s.opts.Redactor, s.turn(index), scores)
+	}
 	if len(fails) == 0 {
 		return true
 	}
 	s.fail(fails...)
 	return false
+}
+
+// turn is the turn of the transcript numbered index, the last one so
+// numbered (after retried calls); nil when the attempt recorded none,
+// which a reply the session holds never is.
+func (s *Session) turn(index int) *result.Turn {
+	for _, t := range slices.Backward(s.a.Turns) {
+		if t != nil && t.Index == index {
+			return t
+		}
+	}
+	return nil
 }
 
 // capture stores one captured value of the last reply, failing the

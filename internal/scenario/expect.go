@@ -198,7 +198,9 @@ func (d *decoder) matcher(n *yaml.Node, what string, ignoreCase bool) *assert.Te
 		case "one_of":
 			t.OneOf, _ = d.strList(p.Val, sub, false)
 		case "similar":
-			t.Similar = d.similar(p.Val, sub)
+			if t.Similar = d.similar(p.Val, sub); t.Similar != nil {
+				t.Similar.Pos = d.pos(p.Key)
+			}
 		case "any":
 			t.Any = d.matcherList(p.Val, sub, t.IgnoreCase)
 		case "all":

@@ -175,6 +175,14 @@
       }
       b.appendChild(strip);
     }
+    if (c.sp && c.sp.length) {
+      // The spread of each similar check over the runs: where an agent
+      // whose answers vary sits against its threshold.
+      b.appendChild(el("p", "meta", "similarity over the runs:"));
+      var spreads = el("ul", "kinds mono");
+      c.sp.forEach(function (k) { spreads.appendChild(el("li", "", k)); });
+      b.appendChild(spreads);
+    }
     if (c.fk && c.fk.length) {
       // What the failed runs got wrong, and how often: every wrong
       // answer without opening each run.
@@ -323,6 +331,8 @@
         if (t.del) facts.push(["", "delayed response"]);
         if (t.end) facts.push(["ended", "conversation ended"]);
         (t.ev || []).forEach(function (e) { facts.push(["", e]); });
+        // How close each similar check came to its threshold.
+        (t.sc || []).forEach(function (s) { facts.push([s.f ? "score failed" : s.n ? "score near" : "score", s.t]); });
         facts.forEach(function (f) {
           var line = el("div", "facts-turn mono " + f[0], f[1]);
           // The state's changes, each holding a long value cut as a
