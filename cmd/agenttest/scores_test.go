@@ -47,7 +47,7 @@ func TestSimilarScoresShown(t *testing.T) {
 	// The draws of the small talk vary with the order of the sessions:
 	// the spread is read as a form, and checked against the scores.
 	spreadLine := regexp.MustCompile(`\(\d+ of 10 runs passed \(\d+%\), 30% required, \d+ms\)\n    (similar at ` + regexp.QuoteMeta(file) +
-		`:27:13 over 10 runs: min 0\.\d\d, median 0\.\d\d, max 0\.\d\d; \d+ below 0\.60)\n`)
+		`:27:13 over 10 runs: lowest 0\.\d\d, median 0\.\d\d, highest 0\.\d\d; \d+ below the threshold 0\.60)\n`)
 	nearLine := regexp.MustCompile(`:7 passes near the threshold \(\d+ms\)\n    ` + regexp.QuoteMeta(near) + "\n")
 	t.Run("console", func(t *testing.T) {
 		for _, tty := range []bool{false, true} {
@@ -132,7 +132,7 @@ func TestSimilarScoresShown(t *testing.T) {
 			sp[0]["to"] != "I'm very well, thank you for asking! Can I book you a table?" {
 			t.Errorf("JSON repeat spread %v, want that of the runs' scores %v", sp, runs)
 		}
-		if want := fmt.Sprintf("max %.2f; %d below", runs[9], failed); !strings.Contains(spread, want) {
+		if want := fmt.Sprintf("highest %.2f; %d below the threshold", runs[9], failed); !strings.Contains(spread, want) {
 			t.Errorf("console spread %q, want %q", spread, want)
 		}
 		rep, err := report.ReadJSON(bytes.NewReader(b))

@@ -80,8 +80,8 @@ func nearNote(s assert.Score) string {
 }
 
 // spreadLines are the lines of a repeated case's similar matchers, one
-// each: `similar at suites/restaurant.yaml:240:13 over 30 runs: min 0.31,
-// median 0.71, max 0.74; 11 below 0.60`.
+// each: `similar at suites/restaurant.yaml:240:13 over 30 runs: lowest
+// 0.31, median 0.71, highest 0.74; 11 below the threshold 0.60`.
 func spreadLines(c *result.Case) []string {
 	spreads := c.ScoreSpreads()
 	lines := make([]string, 0, len(spreads))
@@ -100,7 +100,9 @@ func spreadLine(sp result.ScoreSpread) string {
 	if sp.Not {
 		failed = "at or above"
 	}
-	return fmt.Sprintf("%s%s over %d %s: min %s, median %s, max %s; %d %s %s",
+	// lowest and highest, not min and max: a scenario's `min` is the
+	// threshold, which the line gives last.
+	return fmt.Sprintf("%s%s over %d %s: lowest %s, median %s, highest %s; %d %s the threshold %s",
 		(assert.Score{Key: sp.Key, Not: sp.Not}).Name(), at, sp.Runs, plural(sp.Runs, "run", "runs"),
 		assert.FormatScore(sp.Low, sp.Min), assert.FormatScore(sp.Median, sp.Min), assert.FormatScore(sp.High, sp.Min),
 		sp.Failed, failed, assert.FormatMin(sp.Min))

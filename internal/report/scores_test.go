@@ -52,9 +52,9 @@ func TestScoreLines(t *testing.T) {
 		{st.scoreLine(assert.Score{Key: "response", To: strings.Repeat("a b ", 20), Score: 0.3, Min: 0.8, Not: true}),
 			`not similar 0.30 < 0.80 to "` + strings.Repeat("a b ", 15) + `…"`},
 		{spreadLine(result.ScoreSpread{Pos: at, Key: "response", Min: 0.6, Not: true, Runs: 3, Failed: 2, Low: 0.3, Median: 0.7, High: 0.8}),
-			"not similar at s.yaml:9:22 over 3 runs: min 0.30, median 0.70, max 0.80; 2 at or above 0.60"},
+			"not similar at s.yaml:9:22 over 3 runs: lowest 0.30, median 0.70, highest 0.80; 2 at or above the threshold 0.60"},
 		{spreadLine(result.ScoreSpread{Key: "response", Min: 0.6, Runs: 1, Low: 0.7, Median: 0.7, High: 0.7}),
-			"similar over 1 run: min 0.70, median 0.70, max 0.70; 0 below 0.60"},
+			"similar over 1 run: lowest 0.70, median 0.70, highest 0.70; 0 below the threshold 0.60"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got  %q\nwant %q", tc.got, tc.want)
