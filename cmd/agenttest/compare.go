@@ -775,9 +775,14 @@ func (o *compareOptions) sideOptions(st *State, cfg *config.File, tgt *config.Ta
 	if err != nil {
 		return runner.Options{}, nil, err
 	}
+	msg, err := messagingChannel(pcfg, tgt, o.turnTimeout)
+	if err != nil {
+		done()
+		return runner.Options{}, nil, err
+	}
 	ropts := runner.Options{
 		Channel:        runner.DebugChat(client),
-		Messaging:      messagingChannel(pcfg, tgt, o.turnTimeout),
+		Messaging:      msg,
 		Deployments:    client,
 		Records:        client,
 		ConfirmTimeout: o.confirmTimeout,

@@ -525,9 +525,13 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		defer rcv.stop()
 	}
 
+	msg, err := messagingChannel(pcfg, tgt, o.turnTimeout)
+	if err != nil {
+		return err
+	}
 	ropts := runner.Options{
 		Channel:      runner.DebugChat(client),
-		Messaging:    messagingChannel(pcfg, tgt, o.turnTimeout),
+		Messaging:    msg,
 		Deployments:  client,
 		Parallel:     o.parallel,
 		Retries:      o.retries,

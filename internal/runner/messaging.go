@@ -57,6 +57,11 @@ type MessagingOptions struct {
 	// MaxReconnects bounds the reconnects within one turn
 	// (platform.DefaultMessagingReconnects).
 	MaxReconnects int
+	// Quiet is how long the agent may go on after its typing indicator
+	// went off with an answer (the target's messaging_quiet;
+	// platform.MessagingStart.Quiet). 0 completes the answer when the
+	// indicator goes off.
+	Quiet time.Duration
 }
 
 // Messaging is the Messaging channel over the connectors connector gives.
@@ -107,6 +112,7 @@ func (mc messagingChannel) Open(ctx context.Context, agentID string, req platfor
 		TurnTimeout:    mc.opts.TurnTimeout,
 		Settle:         mc.opts.Settle,
 		MaxReconnects:  mc.opts.MaxReconnects,
+		Quiet:          mc.opts.Quiet,
 	})
 	if m == nil {
 		return nil, nil, err

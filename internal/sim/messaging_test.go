@@ -1,7 +1,9 @@
 package sim_test
 
 import (
+	"context"
 	"fmt"
+	"os"
 	"net/url"
 	"slices"
 	"strconv"
@@ -1102,4 +1104,107 @@ func TestMessagingHandshakeIsActivity(t *testing.T) {
 	if n := m.s.Server.MessagingStats().LiveSessions; n != 1 {
 		t.Errorf("%d live sessions 90s after a connection, 180s after the session began, want 1", n)
 	}
+}
+
+// heldSleep is a simulator's Sleep that waits until the test releases
+// it, and tells the test each wait it starts.
+type heldSleep struct {
+	calls   chan time.Duration
+	release chan struct{}
+}
+
+func newHeldSleep() *heldSleep {
+	return &heldSleep{calls: make(chan time.Duration, 8), release: make(chan struct{})}
+}
+
+func (h *heldSleep) sleep(ctx context.Context, d time.Duration) {
+	h.calls <- d
+	select {
+	case <-h.release:
+	case <-ctx.Done():
+	}
+}
+
+// waiting returns the wait the simulator started, failing the test when
+// none starts.
+func (h *heldSleep) waiting(t *testing.T) time.Duration {
+	t.Helper()
+	select {
+	case d := <-h.calls:
+		return d
+	case <-time.After(readTimeout):
+		t.Fatal("the simulator never paused")
+		return 0
+	}
+}
+
+// startBiller serves testdata/agents/biller.yaml, whose answer to "my
+// bill" is split, with its pauses held by h.
+func startBiller(t *testing.T, h *heldSleep) *msgSim {
+	t.Helper()
+	src, err := os.ReadFile("testdata/agents/biller.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := startMessaging(t, sim.Options{Agents: []*agent.Definition{loadAgent(t, "biller.yaml", string(src))}, Sleep: h.sleep})
+	m.token = m.s.Info.MessagingConnectors["biller"]["sandbox"]
+	return m
+}
+
+// TestMessagingSplitAnswer: an answer split by a node's pauseMs is two
+// messages over the socket, the typing indicator off between them for
+// the pause (on the simulator's Sleep), and a user message sent during
+// the pause waits for the answer to end, its echo included: the agent
+// answers one message at a time.
+func TestMessagingSplitAnswer(t *testing.T) {
+	t.Parallel()
+	for _, streaming := range []bool{false, true} {
+		t.Run(fmt.Sprintf("streaming=%v", streaming), func(t *testing.T) {
+			t.Parallel()
+			h := newHeldSleep()
+			m := startBiller(t, h)
+			s, _, _, greeting := m.joined(streaming)
+			if got := replyText(greeting); got != "Hi, this is billing." {
+				t.Fatalf("greeting %q", got)
+			}
+			s.send(sim.EvUserMessage, map[string]any{"text": "my bill"}, nil)
+			first := s.answer()
+			if got := replyText(first); got != "Let me check." {
+				t.Errorf("first message %q", got)
+			}
+			if d := h.waiting(t); d != 800*time.Millisecond {
+				t.Errorf("paused %s, want the node's pauseMs", d)
+			}
+			s.send(sim.EvUserMessage, map[string]any{"text": "hours"}, nil)
+			close(h.release)
+			second := s.answer()
+			if got := replyText(second); got != "Your bill is £84.20." {
+				t.Errorf("second message %q", got)
+			}
+			if types(second)[0] != evTyping || second[0].Payload["typing"] != true {
+				t.Errorf("the second message does not start with the typing indicator on: %v", types(second))
+			}
+			if a, b := messageID(first), messageID(second); a == "" || a == b {
+				t.Errorf("message ids %q and %q: want two messages", a, b)
+			}
+			next := s.answer()
+			if types(next)[0] != sim.EvUserMessage {
+				t.Errorf("the message sent during the pause was taken before the answer ended: %v, then %v", types(second), types(next))
+			}
+			if got := replyText(next); got != "We open at 9." {
+				t.Errorf("the next answer %q", got)
+			}
+		})
+	}
+}
+
+// messageID is the message id of the first agent message or chunk of
+// evs.
+func messageID(evs []event) string {
+	for _, e := range evs {
+		if e.Type == evMessage || e.Type == evChunk {
+			return e.str("message_id")
+		}
+	}
+	return ""
 }

@@ -38,6 +38,11 @@ type msgSession struct {
 	tokenID   string // the jti of the access token that created it
 	streaming bool
 
+	// turn is held while a client event is handled, its answer
+	// included: the agent answers one event at a time, and one that
+	// comes during a split answer's pause waits for the answer to end
+	// (its echo too), whichever socket it came on.
+	turn       sync.Mutex
 	mu         sync.Mutex
 	lastActive time.Time
 	log        [][]byte // marshalled events; event n is log[n-1]
@@ -458,6 +463,8 @@ func (n *messagingNames) parseClientEvent(typ websocket.MessageType, data []byte
 // onFrame handles one client frame.
 func (s *Server) onFrame(ms *msgSession, sc *sockConn, typ websocket.MessageType, data []byte) {
 	o := s.opts.Messaging
+	ms.turn.Lock()
+	defer ms.turn.Unlock()
 	now := s.opts.Now().UTC()
 	ms.mu.Lock()
 	defer ms.mu.Unlock()
@@ -558,9 +565,9 @@ func (s *Server) answerWithFaults(ms *msgSession, sc *sockConn, ev clientEvent) 
 			return
 		}
 		if ev.typ == EvUserMessage {
-			s.userMessageLocked(ms, idx, ev)
+			s.userMessageLocked(ms, sc, idx, ev)
 		} else {
-			s.joinLocked(ms, idx, ev)
+			s.joinLocked(ms, sc, idx, ev)
 		}
 	})
 	if !ms.ended && f.f.EarlyExpiry > 0 && f.sessionDraw(ms.hash, idx, saltEarlyExpiry) < f.f.EarlyExpiry {
@@ -592,7 +599,7 @@ func (s *Server) answerLocked(ms *msgSession, custom map[string]any, answer func
 }
 
 // joinLocked is the join request: the agent joins and greets.
-func (s *Server) joinLocked(ms *msgSession, idx uint64, ev clientEvent) {
+func (s *Server) joinLocked(ms *msgSession, sc *sockConn, idx uint64, ev clientEvent) {
 	agentID := ms.connector.AgentID
 	if ms.chat != nil {
 		// A second join (a client that missed the joined event in its
@@ -623,13 +630,14 @@ func (s *Server) joinLocked(ms *msgSession, idx uint64, ev clientEvent) {
 	}
 	ms.chat, ms.joinFailed = cs, false
 	s.emitLocked(ms, s.msg.names.joined, joinedPayload{ConversationID: cs.conv.ID, AgentID: agentID, Environment: ms.connector.Env}, ev.custom)
-	s.agentTextLocked(ms, reply.Response, reply.Delayed, -1, ev.custom)
-	s.replyEffectsLocked(ms, reply.Handoff, reply.Ended, ev.custom)
+	if s.answerTextLocked(ms, sc, reply, -1, ev.custom) {
+		s.replyEffectsLocked(ms, reply.Handoff, reply.Ended, ev.custom)
+	}
 }
 
 // userMessageLocked is a user message: to the live agent during a
 // handoff, else to the agent.
-func (s *Server) userMessageLocked(ms *msgSession, idx uint64, ev clientEvent) {
+func (s *Server) userMessageLocked(ms *msgSession, sc *sockConn, idx uint64, ev clientEvent) {
 	if ms.live != nil {
 		s.forwardLocked(ms, ev)
 		return
@@ -661,11 +669,59 @@ func (s *Server) userMessageLocked(ms *msgSession, idx uint64, ev clientEvent) {
 			cut = 0
 		}
 	}
-	s.agentTextLocked(ms, reply.Response, reply.Delayed, cut, ev.custom)
+	if !s.answerTextLocked(ms, sc, reply, cut, ev.custom) {
+		return
+	}
 	if failed {
 		s.systemLocked(ms, SysStreamFailed, ev.custom)
 	}
 	s.replyEffectsLocked(ms, reply.Handoff, reply.Ended, ev.custom)
+}
+
+// answerTextLocked sends the agent's reply: one message, or the messages
+// of a split answer (agent.Reply.Parts) with the typing indicator off
+// for the pause before each, waited on Options.Sleep without the
+// session's lock (its sockets and expiry go on meanwhile). It reports
+// whether the session is still open. A stream cut short (cut >= 0) is
+// one message: the fault draws its cut over the whole reply.
+func (s *Server) answerTextLocked(ms *msgSession, sc *sockConn, reply agent.Reply, cut int, custom map[string]any) bool {
+	if len(reply.Parts) == 0 || cut >= 0 {
+		s.agentTextLocked(ms, reply.Response, reply.Delayed, cut, custom)
+		return true
+	}
+	typing := s.msg.names.typing
+	for i, p := range reply.Parts {
+		if i > 0 {
+			s.emitLocked(ms, typing, typingPayload{Typing: false}, custom)
+			if !s.pauseLocked(ms, sc, p.Pause) {
+				return false
+			}
+			s.emitLocked(ms, typing, typingPayload{Typing: true}, custom)
+		}
+		s.agentTextLocked(ms, p.Text, reply.Delayed, -1, custom)
+	}
+	return true
+}
+
+// pauseLocked waits d on Options.Sleep with the session's lock released,
+// and reports whether the session is still open then. The wait ends
+// early when the socket the event came on ends (the server closing, a
+// drop): the rest of the answer is then in the log at once, for a
+// reconnect's replay.
+func (s *Server) pauseLocked(ms *msgSession, sc *sockConn, d time.Duration) bool {
+	ms.mu.Unlock()
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		select {
+		case <-sc.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	s.opts.Sleep(ctx, d)
+	cancel()
+	ms.mu.Lock()
+	return !ms.ended
 }
 
 // agentTextLocked sends an agent message, whole or as chunks. cut >= 0
