@@ -3,8 +3,8 @@ package sim_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"net/url"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
