@@ -432,7 +432,6 @@ func newMessagingSession(c *Client, st MessagingStart) *MessagingSession {
 	if st.Settle <= 0 {
 		st.Settle = DefaultMessagingSettle
 	}
-	st.Quiet = max(st.Quiet, 0)
 	if st.MaxReconnects == 0 {
 		st.MaxReconnects = DefaultMessagingReconnects
 	}

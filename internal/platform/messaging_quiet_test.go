@@ -186,6 +186,18 @@ func TestMessagingQuiet(t *testing.T) {
 			t.Error("the session end is not the answer's")
 		}
 	})
+	t.Run("the turn's time runs out within the quiet", func(t *testing.T) {
+		t.Parallel()
+		p := openQuiet(t, MessagingStart{TurnTimeout: quiet / 2, Quiet: quiet})
+		p.send(qJoined, qOnFirst, qFirst, qOff)
+		p.waitWindow(quiet, "after the typing indicator went off")
+		p.clk.Advance(quiet / 2)
+		await(t, p.done, "the timeout")
+		want := "an answer came and the agent's typing indicator went off, but the 1s of quiet without a new event that then completes it had not passed"
+		if got := MessagingAwaited(p.err); got != want {
+			t.Errorf("awaited %q (%v), want %q", got, p.err, want)
+		}
+	})
 	t.Run("without a quiet the answer ends with the indicator", func(t *testing.T) {
 		t.Parallel()
 		p := openQuiet(t, MessagingStart{TurnTimeout: time.Minute})
@@ -220,6 +232,9 @@ func TestMessagingQuietAndSettle(t *testing.T) {
 		{name: "no indicator, quiet shorter", quiet: 100 * time.Millisecond, frames: noTyping, window: DefaultMessagingSettle, by: "settle"},
 		{name: "no indicator, settle set longer", quiet: time.Second, settle: 2 * time.Second, frames: noTyping, window: 2 * time.Second, by: "settle"},
 		{name: "indicator, quiet shorter than settle", quiet: 100 * time.Millisecond, frames: typing, window: 100 * time.Millisecond, by: "quiet"},
+		// The indicator went off before the answer: no sign of the
+		// agent typing comes after it, as on a platform without one.
+		{name: "indicator off before the answer", quiet: 100 * time.Millisecond, frames: []string{qJoined, qOnFirst, qOff, qFirst}, window: DefaultMessagingSettle, by: "settle"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

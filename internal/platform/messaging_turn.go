@@ -236,7 +236,7 @@ func (m *MessagingSession) awaited(turn *MessagingTurn, st *turnState) string {
 	case st.answered && m.typingOn:
 		return "an answer came, but the agent's typing indicator stayed on, and an answer is complete when it goes off"
 	case st.typedOff:
-		return fmt.Sprintf("an answer came and the agent's typing indicator went off, but events kept coming within each %s of quiet that completes it then", m.start.Quiet)
+		return fmt.Sprintf("an answer came and the agent's typing indicator went off, but the %s of quiet without a new event that then completes it had not passed", m.start.Quiet)
 	case st.answered:
 		// Typing off: the quiet that completes an answer on a platform
 		// without a typing indicator had not passed.

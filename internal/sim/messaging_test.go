@@ -1208,3 +1208,39 @@ func messageID(evs []event) string {
 	}
 	return ""
 }
+
+// TestMessagingSplitAnswerEndsWithTheSession: a session that expires
+// during a split answer's pause ends it (SESSION_END, the socket
+// closed, no more of the answer), and a simulator that shuts down during
+// a pause does not wait for it.
+func TestMessagingSplitAnswerEndsWithTheSession(t *testing.T) {
+	t.Parallel()
+	t.Run("expiry", func(t *testing.T) {
+		t.Parallel()
+		h := newHeldSleep()
+		m := startBiller(t, h)
+		s, _, _, _ := m.joined(false)
+		s.send(sim.EvUserMessage, map[string]any{"text": "my bill"}, nil)
+		s.answer()
+		h.waiting(t)
+		m.clk.Advance(sim.DefaultSessionExpiry + time.Second)
+		m.s.Server.Tick()
+		if e := s.next(); e.Type != sim.EvSessionEnd || e.str("reason") != sim.EndExpired {
+			t.Fatalf("got %s %v, want the session's end", e.Type, e.Payload)
+		}
+		if st := s.closedWith(); st != websocket.StatusNormalClosure {
+			t.Errorf("closed with %v", st)
+		}
+	})
+	t.Run("shutdown", func(t *testing.T) {
+		t.Parallel()
+		h := newHeldSleep()
+		m := startBiller(t, h)
+		s, _, _, _ := m.joined(false)
+		s.send(sim.EvUserMessage, map[string]any{"text": "my bill"}, nil)
+		s.answer()
+		h.waiting(t)
+		// Never released: the simulator's shutdown at the test's end
+		// must end the pause.
+	})
+}

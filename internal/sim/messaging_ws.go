@@ -630,9 +630,8 @@ func (s *Server) joinLocked(ms *msgSession, sc *sockConn, idx uint64, ev clientE
 	}
 	ms.chat, ms.joinFailed = cs, false
 	s.emitLocked(ms, s.msg.names.joined, joinedPayload{ConversationID: cs.conv.ID, AgentID: agentID, Environment: ms.connector.Env}, ev.custom)
-	if s.answerTextLocked(ms, sc, reply, -1, ev.custom) {
-		s.replyEffectsLocked(ms, reply.Handoff, reply.Ended, ev.custom)
-	}
+	s.answerTextLocked(ms, sc, reply, -1, ev.custom)
+	s.replyEffectsLocked(ms, reply.Handoff, reply.Ended, ev.custom)
 }
 
 // userMessageLocked is a user message: to the live agent during a
@@ -669,9 +668,7 @@ func (s *Server) userMessageLocked(ms *msgSession, sc *sockConn, idx uint64, ev 
 			cut = 0
 		}
 	}
-	if !s.answerTextLocked(ms, sc, reply, cut, ev.custom) {
-		return
-	}
+	s.answerTextLocked(ms, sc, reply, cut, ev.custom)
 	if failed {
 		s.systemLocked(ms, SysStreamFailed, ev.custom)
 	}
@@ -681,34 +678,31 @@ func (s *Server) userMessageLocked(ms *msgSession, sc *sockConn, idx uint64, ev 
 // answerTextLocked sends the agent's reply: one message, or the messages
 // of a split answer (agent.Reply.Parts) with the typing indicator off
 // for the pause before each, waited on Options.Sleep without the
-// session's lock (its sockets and expiry go on meanwhile). It reports
-// whether the session is still open. A stream cut short (cut >= 0) is
-// one message: the fault draws its cut over the whole reply.
-func (s *Server) answerTextLocked(ms *msgSession, sc *sockConn, reply agent.Reply, cut int, custom map[string]any) bool {
+// session's lock (its sockets and expiry go on meanwhile: a session that
+// expires in a pause is closed and forgotten, and what follows reaches
+// no one). A stream cut short (cut >= 0) is one message: the fault draws
+// its cut over the whole reply.
+func (s *Server) answerTextLocked(ms *msgSession, sc *sockConn, reply agent.Reply, cut int, custom map[string]any) {
 	if len(reply.Parts) == 0 || cut >= 0 {
 		s.agentTextLocked(ms, reply.Response, reply.Delayed, cut, custom)
-		return true
+		return
 	}
 	typing := s.msg.names.typing
 	for i, p := range reply.Parts {
 		if i > 0 {
 			s.emitLocked(ms, typing, typingPayload{Typing: false}, custom)
-			if !s.pauseLocked(ms, sc, p.Pause) {
-				return false
-			}
+			s.pauseLocked(ms, sc, p.Pause)
 			s.emitLocked(ms, typing, typingPayload{Typing: true}, custom)
 		}
 		s.agentTextLocked(ms, p.Text, reply.Delayed, -1, custom)
 	}
-	return true
 }
 
-// pauseLocked waits d on Options.Sleep with the session's lock released,
-// and reports whether the session is still open then. The wait ends
-// early when the socket the event came on ends (the server closing, a
-// drop): the rest of the answer is then in the log at once, for a
-// reconnect's replay.
-func (s *Server) pauseLocked(ms *msgSession, sc *sockConn, d time.Duration) bool {
+// pauseLocked waits d on Options.Sleep with the session's lock released.
+// The wait ends early when the simulator closes the socket the event
+// came on (it shuts down, the session ends): nothing waits on a socket
+// that is gone, and a shutdown never waits on a pause.
+func (s *Server) pauseLocked(ms *msgSession, sc *sockConn, d time.Duration) {
 	ms.mu.Unlock()
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
@@ -721,7 +715,6 @@ func (s *Server) pauseLocked(ms *msgSession, sc *sockConn, d time.Duration) bool
 	s.opts.Sleep(ctx, d)
 	cancel()
 	ms.mu.Lock()
-	return !ms.ended
 }
 
 // agentTextLocked sends an agent message, whole or as chunks. cut >= 0
