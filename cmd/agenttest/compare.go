@@ -770,19 +770,18 @@ func (o *compareOptions) sideOptions(st *State, cfg *config.File, tgt *config.Ta
 	if err != nil {
 		return runner.Options{}, nil, err
 	}
+	mo, err := messagingOptions(tgt, o.turnTimeout)
+	if err != nil {
+		return runner.Options{}, nil, err
+	}
 	maxPerHost := max(platform.DefaultMaxPerHost, o.parallel)
 	pcfg, client, done, err := newClient(st, tgt, red, targetLimits(tgt, maxPerHost))
 	if err != nil {
 		return runner.Options{}, nil, err
 	}
-	msg, err := messagingChannel(pcfg, tgt, o.turnTimeout)
-	if err != nil {
-		done()
-		return runner.Options{}, nil, err
-	}
 	ropts := runner.Options{
 		Channel:        runner.DebugChat(client),
-		Messaging:      msg,
+		Messaging:      messagingChannel(pcfg, tgt, mo),
 		Deployments:    client,
 		Records:        client,
 		ConfirmTimeout: o.confirmTimeout,

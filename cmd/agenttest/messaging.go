@@ -90,22 +90,28 @@ func agentEnv(sc *scenario.Scenario, t *config.Target) (agent, env string) {
 // messagingChannel is the run's Messaging channel: a platform client per
 // connector token, made on first use from base (the run's client settings:
 // transport, retry policy, limits) with the target's messaging URL and
-// host, and the target's messaging_quiet. Nil when the target has no
-// messaging URL. A messaging_quiet as long as the turn timeout is a
-// usage error: every answer would wait it out within the turn and time
-// out, whatever the agent said.
-func messagingChannel(base platform.Config, t *config.Target, turnTimeout time.Duration) (runner.Channel, error) {
+// host, and the options mo (messagingOptions). Nil when the target has
+// no messaging URL.
+func messagingChannel(base platform.Config, t *config.Target, mo runner.MessagingOptions) runner.Channel {
 	if t.MessagingURL == "" {
-		return nil, nil
-	}
-	if t.MessagingQuiet >= turnTimeout {
-		return nil, usageErrorf("target %s: messaging_quiet %s is not shorter than the turn timeout of %s: every web chat answer would wait it out and time out; lower messaging_quiet or raise --turn-timeout",
-			t.Name, t.MessagingQuiet, turnTimeout)
+		return nil
 	}
 	base.MessagingURL, base.MessagingHost = t.MessagingURL, t.MessagingHost
 	token := func(agent, env string) (string, error) {
 		s, err := t.Connector(agent, env)
 		return s.Reveal(), err
 	}
-	return runner.Messaging(runner.MessagingClients(base, token), runner.MessagingOptions{TurnTimeout: turnTimeout, Quiet: t.MessagingQuiet}), nil
+	return runner.Messaging(runner.MessagingClients(base, token), mo)
+}
+
+// messagingOptions are the Messaging channel's options on target t: the
+// turn timeout and the target's messaging_quiet. A messaging_quiet as
+// long as the turn timeout is a usage error: every answer would wait it
+// out within the turn and time out, whatever the agent said.
+func messagingOptions(t *config.Target, turnTimeout time.Duration) (runner.MessagingOptions, error) {
+	if t.MessagingQuiet >= turnTimeout {
+		return runner.MessagingOptions{}, usageErrorf("target %s: messaging_quiet %s is not shorter than the turn timeout of %s: every web chat answer would wait it out and time out; lower messaging_quiet or raise --turn-timeout",
+			t.Name, t.MessagingQuiet, turnTimeout)
+	}
+	return runner.MessagingOptions{TurnTimeout: turnTimeout, Quiet: t.MessagingQuiet}, nil
 }

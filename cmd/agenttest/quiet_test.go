@@ -3,6 +3,9 @@ package main
 import (
 	"path/filepath"
 	"testing"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/config"
 )
 
 // TestMessagingQuietPastTheTurnTimeout: a messaging_quiet as long as the
@@ -17,4 +20,26 @@ func TestMessagingQuietPastTheTurnTimeout(t *testing.T) {
 	env["AGENTTEST_MESSAGING_QUIET"] = "11s"
 	newCLI(t, dir, env, "run", "--sim", "suites/clinic.yaml").expect(t, exitUsage,
 		`AGENTTEST_MESSAGING_QUIET: messaging_quiet: "11s" is longer than 10s`)
+}
+
+// TestMessagingOptions: the Messaging channel waits the target's
+// messaging_quiet, within the run's turn timeout.
+func TestMessagingOptions(t *testing.T) {
+	t.Parallel()
+	mo, err := messagingOptions(&config.Target{Name: "sandbox", MessagingQuiet: 1500 * time.Millisecond}, 30*time.Second)
+	if err != nil || mo.Quiet != 1500*time.Millisecond || mo.TurnTimeout != 30*time.Second {
+		t.Errorf("options %+v, %v", mo, err)
+	}
+	if _, err := messagingOptions(&config.Target{Name: "sandbox", MessagingQuiet: 30*time.Second - 1}, 30*time.Second); err != nil {
+		t.Errorf("a quiet shorter than the turn timeout: %v", err)
+	}
+}
+
+// TestCompareMessagingQuietPastTheTurnTimeout: compare holds each side's
+// target to the same rule as run.
+func TestCompareMessagingQuietPastTheTurnTimeout(t *testing.T) {
+	t.Parallel()
+	compareCLI(t, filepath.Join(repoRoot, "examples"), map[string]string{"AGENTTEST_MESSAGING_QUIET": "5s"},
+		"compare", "--sim", "--turn-timeout", "5s", "--baseline", "sandbox", "--candidate", "pre-release", "suites/clinic.yaml").expect(t, exitUsage,
+		`agenttest: target sim: messaging_quiet 5s is not shorter than the turn timeout of 5s`)
 }

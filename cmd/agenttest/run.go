@@ -411,6 +411,10 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	if tgt.RateWait != nil && !fl.isSet("rate-wait") {
 		o.rateWait = *tgt.RateWait
 	}
+	mo, err := messagingOptions(tgt, o.turnTimeout)
+	if err != nil {
+		return err
+	}
 	if err := prepareReports(st, o, cfgPath(cfg)); err != nil {
 		return err
 	}
@@ -525,13 +529,9 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		defer rcv.stop()
 	}
 
-	msg, err := messagingChannel(pcfg, tgt, o.turnTimeout)
-	if err != nil {
-		return err
-	}
 	ropts := runner.Options{
 		Channel:      runner.DebugChat(client),
-		Messaging:    msg,
+		Messaging:    messagingChannel(pcfg, tgt, mo),
 		Deployments:  client,
 		Parallel:     o.parallel,
 		Retries:      o.retries,

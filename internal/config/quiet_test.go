@@ -51,4 +51,10 @@ c.yaml:7:22: messaging_quiet: "11s" is longer than 10s: the quiet is waited with
 			t.Errorf("%s %v: messaging_quiet %s, want %s", tc.target, tc.env, tg.MessagingQuiet, tc.want)
 		}
 	}
+	// No config file, no --sim: the embedded simulator all the same.
+	only := map[string]string{EnvMessagingQuiet: "750ms"}
+	tg, diags := Resolve(nil, Selection{Getenv: func(k string) (string, bool) { v, ok := only[k]; return v, ok }})
+	if diags.HasErrors() || !tg.Embedded || tg.MessagingQuiet != 750*time.Millisecond {
+		t.Errorf("without a config file: %v, embedded %v, messaging_quiet %s", diags, tg.Embedded, tg.MessagingQuiet)
+	}
 }

@@ -97,6 +97,16 @@ func (p *quietPlatform) send(frames ...string) {
 	}
 }
 
+// sendAfter has the platform write frames once the opening returned.
+func (p *quietPlatform) sendAfter(frames ...string) {
+	p.t.Helper()
+	select {
+	case p.push <- frames:
+	case <-time.After(closeGuard):
+		p.t.Fatalf("the platform could not send %v", frames)
+	}
+}
+
 // waitWindow waits until the client sets a window of d: it has taken
 // the events sent so far, and waits for quiet.
 func (p *quietPlatform) waitWindow(d time.Duration, what string) {
@@ -240,5 +250,48 @@ func TestMessagingQuietAndSettle(t *testing.T) {
 			t.Parallel()
 			run(t, tc)
 		})
+	}
+}
+
+// TestMessagingQuietAwaitEnd: AwaitEnd, which gives a session end the
+// quiet that completes an answer without a typing indicator to arrive,
+// waits the longer Quiet too, from each event that comes.
+func TestMessagingQuietAwaitEnd(t *testing.T) {
+	t.Parallel()
+	const quiet = time.Second
+	p := openQuiet(t, MessagingStart{TurnTimeout: time.Minute, Quiet: quiet})
+	p.send(qJoined, qOnFirst, qFirst, qOff)
+	p.waitWindow(quiet, "after the typing indicator went off")
+	p.clk.Advance(quiet)
+	p.answered("Let me check.", "quiet")
+	done := make(chan struct{})
+	var turn *MessagingTurn
+	var err error
+	go func() {
+		defer close(done)
+		turn, err = p.m.AwaitEnd(context.Background())
+	}()
+	waitSet := func(what string) {
+		t.Helper()
+		for {
+			select {
+			case d := <-p.clk.set:
+				if d == quiet {
+					return
+				}
+			case <-done:
+				t.Fatalf("AwaitEnd returned (%v) before it set a window of %s %s", err, quiet, what)
+			case <-time.After(closeGuard):
+				t.Fatalf("no window of %s %s", quiet, what)
+			}
+		}
+	}
+	waitSet("for the end")
+	p.sendAfter(qOn)
+	waitSet("after an event")
+	p.sendAfter(qEnd)
+	await(t, done, "AwaitEnd")
+	if err != nil || !turn.SessionEnded {
+		t.Errorf("AwaitEnd: %v, ended %v", err, turn.SessionEnded)
 	}
 }

@@ -1109,19 +1109,31 @@ func TestMessagingHandshakeIsActivity(t *testing.T) {
 // heldSleep is a simulator's Sleep that waits until the test releases
 // it, and tells the test each wait it starts.
 type heldSleep struct {
-	calls   chan time.Duration
-	release chan struct{}
+	calls    chan time.Duration
+	release  chan struct{}
+	returned chan struct{} // a wait returned
 }
 
 func newHeldSleep() *heldSleep {
-	return &heldSleep{calls: make(chan time.Duration, 8), release: make(chan struct{})}
+	return &heldSleep{calls: make(chan time.Duration, 8), release: make(chan struct{}), returned: make(chan struct{}, 8)}
 }
 
 func (h *heldSleep) sleep(ctx context.Context, d time.Duration) {
+	defer func() { h.returned <- struct{}{} }()
 	h.calls <- d
 	select {
 	case <-h.release:
 	case <-ctx.Done():
+	}
+}
+
+// ended fails t unless a wait returned (without a release).
+func (h *heldSleep) ended(t *testing.T, what string) {
+	t.Helper()
+	select {
+	case <-h.returned:
+	case <-time.After(readTimeout):
+		t.Errorf("the pause did not end with %s", what)
 	}
 }
 
@@ -1154,8 +1166,8 @@ func startBiller(t *testing.T, h *heldSleep) *msgSim {
 // TestMessagingSplitAnswer: an answer split by a node's pauseMs is two
 // messages over the socket, the typing indicator off between them for
 // the pause (on the simulator's Sleep), and a user message sent during
-// the pause waits for the answer to end, its echo included: the agent
-// answers one message at a time.
+// the pause waits for the answer to end, its echo included: the socket's
+// events are taken in order.
 func TestMessagingSplitAnswer(t *testing.T) {
 	t.Parallel()
 	for _, streaming := range []bool{false, true} {
@@ -1231,16 +1243,52 @@ func TestMessagingSplitAnswerEndsWithTheSession(t *testing.T) {
 		if st := s.closedWith(); st != websocket.StatusNormalClosure {
 			t.Errorf("closed with %v", st)
 		}
+		h.ended(t, "the session")
 	})
 	t.Run("shutdown", func(t *testing.T) {
 		t.Parallel()
 		h := newHeldSleep()
+		// Never released: the simulator's shutdown at the test's end
+		// (a cleanup that runs before this one) ends the pause.
+		t.Cleanup(func() { h.ended(t, "the simulator's shutdown") })
 		m := startBiller(t, h)
 		s, _, _, _ := m.joined(false)
 		s.send(sim.EvUserMessage, map[string]any{"text": "my bill"}, nil)
 		s.answer()
 		h.waiting(t)
-		// Never released: the simulator's shutdown at the test's end
-		// must end the pause.
 	})
+}
+
+// TestMessagingSplitAnswerCutStream: a streamed split answer that the
+// reply-failure fault cuts is one stream, cut as an answer in one
+// message is, with no pause: the fault draws its cut over the whole
+// reply.
+func TestMessagingSplitAnswerCutStream(t *testing.T) {
+	t.Parallel()
+	h := newHeldSleep()
+	src, err := os.ReadFile("testdata/agents/biller.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := startMessaging(t, sim.Options{Agents: []*agent.Definition{loadAgent(t, "biller.yaml", string(src))}, Sleep: h.sleep,
+		Faults: sim.Faults{ReplyFailure: 1}})
+	m.token = m.s.Info.MessagingConnectors["biller"]["sandbox"]
+	s, _, _, _ := m.joined(true)
+	s.send(sim.EvUserMessage, map[string]any{"text": "my bill"}, nil)
+	evs := s.answer()
+	if got := systemTexts(evs); !slices.Equal(got, []string{sim.SysStreamFailed}) {
+		t.Errorf("system messages %v (events %v), want the stream's failure", got, types(evs))
+	}
+	ids := map[string]bool{}
+	for _, e := range evs {
+		if e.Type == evChunk {
+			ids[e.str("message_id")] = true
+		}
+	}
+	if len(ids) != 1 {
+		t.Errorf("chunks of %d messages, want one stream", len(ids))
+	}
+	if got := replyText(evs); !strings.HasPrefix("Let me check. Your bill is £84.20.", got) || got == "" {
+		t.Errorf("the cut stream says %q", got)
+	}
 }

@@ -38,11 +38,6 @@ type msgSession struct {
 	tokenID   string // the jti of the access token that created it
 	streaming bool
 
-	// turn is held while a client event is handled, its answer
-	// included: the agent answers one event at a time, and one that
-	// comes during a split answer's pause waits for the answer to end
-	// (its echo too), whichever socket it came on.
-	turn       sync.Mutex
 	mu         sync.Mutex
 	lastActive time.Time
 	log        [][]byte // marshalled events; event n is log[n-1]
@@ -110,6 +105,11 @@ type sockConn struct {
 	q    chan []byte
 	end  chan endKind // buffered: detach sends once
 	done chan struct{}
+	// live ends with the writer (endLive): a pause of an answer on the
+	// socket waits on it, and a socket the simulator closed (it shuts
+	// down, the session ended) is not waited for.
+	live    context.Context
+	endLive context.CancelFunc
 	// budget is the number of events still delivered before an injected
 	// drop, or -1.
 	budget int
@@ -119,6 +119,7 @@ type sockConn struct {
 // write sends queued events until the socket is detached or fails.
 func (sc *sockConn) write() {
 	defer close(sc.done)
+	defer sc.endLive()
 	for {
 		select {
 		case raw := <-sc.q:
@@ -361,6 +362,7 @@ func (s *Server) handleSocket(w http.ResponseWriter, r *http.Request) {
 	}
 	ws.SetReadLimit(maxClientEvent)
 	sc := &sockConn{ws: ws, q: make(chan []byte, socketQueue), end: make(chan endKind, 1), done: make(chan struct{}), budget: -1}
+	sc.live, sc.endLive = context.WithCancel(context.Background())
 	s.msg.stats.handshakes.Add(1)
 	s.msg.stats.openSockets.Add(1)
 	s.changes.note()
@@ -463,8 +465,6 @@ func (n *messagingNames) parseClientEvent(typ websocket.MessageType, data []byte
 // onFrame handles one client frame.
 func (s *Server) onFrame(ms *msgSession, sc *sockConn, typ websocket.MessageType, data []byte) {
 	o := s.opts.Messaging
-	ms.turn.Lock()
-	defer ms.turn.Unlock()
 	now := s.opts.Now().UTC()
 	ms.mu.Lock()
 	defer ms.mu.Unlock()
@@ -680,7 +680,9 @@ func (s *Server) userMessageLocked(ms *msgSession, sc *sockConn, idx uint64, ev 
 // for the pause before each, waited on Options.Sleep without the
 // session's lock (its sockets and expiry go on meanwhile: a session that
 // expires in a pause is closed and forgotten, and what follows reaches
-// no one). A stream cut short (cut >= 0) is one message: the fault draws
+// no one). The socket's reader waits with it, so the next event on the
+// socket (a user message sent by a client that took the first message
+// for the whole answer) is taken, and echoed, once the answer ended. A stream cut short (cut >= 0) is one message: the fault draws
 // its cut over the whole reply.
 func (s *Server) answerTextLocked(ms *msgSession, sc *sockConn, reply agent.Reply, cut int, custom map[string]any) {
 	if len(reply.Parts) == 0 || cut >= 0 {
@@ -704,16 +706,7 @@ func (s *Server) answerTextLocked(ms *msgSession, sc *sockConn, reply agent.Repl
 // that is gone, and a shutdown never waits on a pause.
 func (s *Server) pauseLocked(ms *msgSession, sc *sockConn, d time.Duration) {
 	ms.mu.Unlock()
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		select {
-		case <-sc.done:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	s.opts.Sleep(ctx, d)
-	cancel()
+	s.opts.Sleep(sc.live, d)
 	ms.mu.Lock()
 }
 

@@ -600,12 +600,12 @@ func (l *loader) functions(v *yaml.Node) {
 
 // nodeTime reads a node's time in milliseconds (latencyMs, pauseMs), of
 // at most maxNodeLatencyMS. Beyond it the sum of a turn's nodes would
-// overflow a duration; no client waits an hour anyway.
+// overflow a duration; no client waits an hour anyway. (A definition
+// with an error is not served: the value past it is never used.)
 func (l *loader) nodeTime(v *yaml.Node, key string) time.Duration {
 	ms := l.integer(v, key, 0)
 	if ms > maxNodeLatencyMS {
 		l.errorf(v, "%s must be at most %d (an hour), got %d", key, maxNodeLatencyMS, ms)
-		ms = 0
 	}
 	return time.Duration(ms) * time.Millisecond
 }

@@ -404,7 +404,7 @@ environments:
 		},
 		{
 			name: "pause past an hour, negative pause",
-			src:  minimal + "    pauseMs: 3600001\n  Other:\n    pauseMs: -5\n",
+			src:  minimal + "    pauseMs: 3600001\n  Other:\n    pauseMs: -5\n  Hour:\n    pauseMs: 3600000\n",
 			want: []string{`6:14: pauseMs must be at most 3600000 (an hour), got 3600001`, `8:14: pauseMs must be at least 0, got -5`},
 		},
 		{

@@ -931,23 +931,29 @@ nodes:
 // billerYAML is an agent whose answer to "my bill" is split: "Let me
 // check." then, after a pause, the bill (pauseMs on the node that reads
 // it). A pause before the turn's first words, or on a node that says
-// nothing, splits nothing.
+// nothing (or words that render empty), splits nothing, and words
+// without a pause join the message before them.
 const billerYAML = `id: biller
 name: Biller
 start: Hello
 intents:
   bill: {keywords: [bill]}
   hours: {keywords: [hours]}
+  blank: {keywords: [blank]}
 routes:
   - {intent: bill, goto: Check}
   - {intent: hours, goto: Quiet}
+  - {intent: blank, goto: One}
 nodes:
   Hello: {say: "Hi.", pauseMs: 500}
   Check: {say: "Let me check.", goto: Lookup}
   Lookup: {pauseMs: 300, goto: Bill}
   Bill: {say: "Your bill is £84.20.", pauseMs: 800, goto: Anything}
   Anything: {say: "Anything else?", pauseMs: 200}
-  Quiet: {pauseMs: 900, say: "We open at 9."}
+  Quiet: {pauseMs: 900, say: "We open at 9.", goto: Plain}
+  Plain: {say: "Closed Sundays."}
+  One: {say: "One.", goto: Blank}
+  Blank: {pauseMs: 100, say: "${state.none}"}
 `
 
 // TestSplitAnswer: a node with pauseMs that speaks after the turn has
@@ -967,7 +973,10 @@ func TestSplitAnswer(t *testing.T) {
 	if !slices.Equal(r.Parts, want) {
 		t.Errorf("parts %+v, want %+v", r.Parts, want)
 	}
-	if r := s.Turn("hours", nil); r.Parts != nil || r.Response != "We open at 9." {
-		t.Errorf("a pause before the first words: %q, parts %+v", r.Response, r.Parts)
+	if r := s.Turn("hours", nil); r.Parts != nil || r.Response != "We open at 9. Closed Sundays." {
+		t.Errorf("a pause before the first words, words without one after them: %q, parts %+v", r.Response, r.Parts)
+	}
+	if r := s.Turn("blank", nil); r.Parts != nil || r.Response != "One." {
+		t.Errorf("a pause before words that render empty: %q, parts %+v", r.Response, r.Parts)
 	}
 }
