@@ -178,7 +178,13 @@ func TestMessagingQuiet(t *testing.T) {
 		// The client reads the clock as it takes the event, before it
 		// reads the indicator: past this, the window's firing finds
 		// the indicator on.
-		<-p.clk.nows
+		select {
+		case <-p.clk.nows:
+		case <-p.done:
+			t.Fatalf("the opening returned (%v) before it took the typing indicator", p.err)
+		case <-time.After(closeGuard):
+			t.Fatal("the client did not take the typing indicator")
+		}
 		p.clk.Advance(10 * quiet)
 		p.send(qSecond, qOffAgain)
 		p.waitWindow(quiet, "after it went off again")
