@@ -111,18 +111,33 @@ func (p *quietPlatform) sendAfter(frames ...string) {
 // the events sent so far, and waits for quiet.
 func (p *quietPlatform) waitWindow(d time.Duration, what string) {
 	p.t.Helper()
+	waitSet(p.t, p.clk, d, p.done, "the opening", what)
+}
+
+// waitSet waits until the client sets a window of d on clk, failing t
+// when the call under test (named call) ends first (done).
+func waitSet(t *testing.T, clk *windowClock, d time.Duration, done <-chan struct{}, call, what string) {
+	t.Helper()
 	for {
 		select {
-		case got := <-p.clk.set:
+		case got := <-clk.set:
 			if got == d {
 				return
 			}
-		case <-p.done:
-			p.t.Fatalf("the opening returned (%v) before it set the window of %s %s", p.err, d, what)
+		case <-done:
+			t.Fatalf("%s returned before it set the window of %s %s", call, d, what)
 		case <-time.After(closeGuard):
-			p.t.Fatalf("no window of %s %s within %s", d, what, closeGuard)
+			t.Fatalf("no window of %s %s within %s", d, what, closeGuard)
 		}
 	}
+}
+
+// firstMessage has the platform answer the join with one message and
+// its typing indicator off, and waits until the client waits the quiet.
+func (p *quietPlatform) firstMessage() {
+	p.t.Helper()
+	p.send(qJoined, qOnFirst, qFirst, qOff)
+	p.waitWindow(p.quiet, "after the typing indicator went off")
 }
 
 // answered waits for the opening to return and checks its reply and
@@ -156,8 +171,7 @@ func TestMessagingQuiet(t *testing.T) {
 	t.Run("a second message within the quiet", func(t *testing.T) {
 		t.Parallel()
 		p := openQuiet(t, st)
-		p.send(qJoined, qOnFirst, qFirst, qOff)
-		p.waitWindow(quiet, "after the typing indicator went off")
+		p.firstMessage()
 		p.clk.Advance(quiet * 9 / 10)
 		p.send(qOn, qSecond, qOffAgain)
 		p.waitWindow(quiet, "after it went off again")
@@ -168,8 +182,7 @@ func TestMessagingQuiet(t *testing.T) {
 	t.Run("the typing indicator on again holds the quiet", func(t *testing.T) {
 		t.Parallel()
 		p := openQuiet(t, st)
-		p.send(qJoined, qOnFirst, qFirst, qOff)
-		p.waitWindow(quiet, "after the typing indicator went off")
+		p.firstMessage()
 		p.clk.Advance(quiet * 9 / 10)
 		for len(p.clk.nows) > 0 {
 			<-p.clk.nows
@@ -194,8 +207,7 @@ func TestMessagingQuiet(t *testing.T) {
 	t.Run("a session end within the quiet", func(t *testing.T) {
 		t.Parallel()
 		p := openQuiet(t, st)
-		p.send(qJoined, qOnFirst, qFirst, qOff)
-		p.waitWindow(quiet, "after the typing indicator went off")
+		p.firstMessage()
 		p.send(qEnd)
 		p.answered("Let me check.", "session_end")
 		if !p.turn.SessionEnded {
@@ -205,8 +217,7 @@ func TestMessagingQuiet(t *testing.T) {
 	t.Run("the turn's time runs out within the quiet", func(t *testing.T) {
 		t.Parallel()
 		p := openQuiet(t, MessagingStart{TurnTimeout: quiet / 2, Quiet: quiet})
-		p.send(qJoined, qOnFirst, qFirst, qOff)
-		p.waitWindow(quiet, "after the typing indicator went off")
+		p.firstMessage()
 		p.clk.Advance(quiet / 2)
 		await(t, p.done, "the timeout")
 		want := "an answer came and the agent's typing indicator went off, but the 1s of quiet without a new event that then completes it had not passed"
@@ -266,8 +277,7 @@ func TestMessagingQuietAwaitEnd(t *testing.T) {
 	t.Parallel()
 	const quiet = time.Second
 	p := openQuiet(t, MessagingStart{TurnTimeout: time.Minute, Quiet: quiet})
-	p.send(qJoined, qOnFirst, qFirst, qOff)
-	p.waitWindow(quiet, "after the typing indicator went off")
+	p.firstMessage()
 	p.clk.Advance(quiet)
 	p.answered("Let me check.", "quiet")
 	done := make(chan struct{})
@@ -277,24 +287,9 @@ func TestMessagingQuietAwaitEnd(t *testing.T) {
 		defer close(done)
 		turn, err = p.m.AwaitEnd(context.Background())
 	}()
-	waitSet := func(what string) {
-		t.Helper()
-		for {
-			select {
-			case d := <-p.clk.set:
-				if d == quiet {
-					return
-				}
-			case <-done:
-				t.Fatalf("AwaitEnd returned (%v) before it set a window of %s %s", err, quiet, what)
-			case <-time.After(closeGuard):
-				t.Fatalf("no window of %s %s", quiet, what)
-			}
-		}
-	}
-	waitSet("for the end")
+	waitSet(t, p.clk, quiet, done, "AwaitEnd", "for the end")
 	p.sendAfter(qOn)
-	waitSet("after an event")
+	waitSet(t, p.clk, quiet, done, "AwaitEnd", "after an event")
 	p.sendAfter(qEnd)
 	await(t, done, "AwaitEnd")
 	if err != nil || !turn.SessionEnded {

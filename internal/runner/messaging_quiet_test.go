@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -14,24 +15,6 @@ import (
 	"github.com/agenttest/agenttest/internal/sim/agent"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
 )
-
-// billerAgent splits its answer to "my bill" over web chat: "Let me
-// check.", its typing indicator off for 800 ms, then the bill.
-const billerAgent = `id: biller
-name: Biller
-start: Hello
-intents:
-  bill: {keywords: [bill]}
-  hours: {keywords: [hours]}
-routes:
-  - {intent: bill, goto: Check}
-  - {intent: hours, goto: Hours}
-nodes:
-  Hello: {say: "Hi, this is billing."}
-  Check: {say: "Let me check.", goto: Bill}
-  Bill: {pauseMs: 800, say: "Your bill is £84.20."}
-  Hours: {say: "We open at 9."}
-`
 
 // billerSuite checks both messages of the split answer in turn 1, and
 // the next answer alone in turn 2.
@@ -79,7 +62,13 @@ type splitEnv struct {
 
 func newSplitEnv(t *testing.T) *splitEnv {
 	t.Helper()
-	def, diags := agent.Load("biller.yaml", []byte(billerAgent))
+	// The simulator's own test agent: "Let me check.", its typing
+	// indicator off for 800 ms, then the bill.
+	src, err := os.ReadFile("../sim/testdata/agents/biller.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	def, diags := agent.Load("biller.yaml", src)
 	if diags.HasErrors() {
 		t.Fatalf("load agent: %v", diags)
 	}

@@ -1151,14 +1151,15 @@ func (h *heldSleep) waiting(t *testing.T) time.Duration {
 }
 
 // startBiller serves testdata/agents/biller.yaml, whose answer to "my
-// bill" is split, with its pauses held by h.
-func startBiller(t *testing.T, h *heldSleep) *msgSim {
+// bill" is split, with its pauses held by h, on opts.
+func startBiller(t *testing.T, h *heldSleep, opts sim.Options) *msgSim {
 	t.Helper()
 	src, err := os.ReadFile("testdata/agents/biller.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := startMessaging(t, sim.Options{Agents: []*agent.Definition{loadAgent(t, "biller.yaml", string(src))}, Sleep: h.sleep})
+	opts.Agents, opts.Sleep = []*agent.Definition{loadAgent(t, "biller.yaml", string(src))}, h.sleep
+	m := startMessaging(t, opts)
 	m.token = m.s.Info.MessagingConnectors["biller"]["sandbox"]
 	return m
 }
@@ -1174,7 +1175,7 @@ func TestMessagingSplitAnswer(t *testing.T) {
 		t.Run(fmt.Sprintf("streaming=%v", streaming), func(t *testing.T) {
 			t.Parallel()
 			h := newHeldSleep()
-			m := startBiller(t, h)
+			m := startBiller(t, h, sim.Options{})
 			s, _, _, greeting := m.joined(streaming)
 			if got := replyText(greeting); got != "Hi, this is billing." {
 				t.Fatalf("greeting %q", got)
@@ -1230,7 +1231,7 @@ func TestMessagingSplitAnswerEndsWithTheSession(t *testing.T) {
 	t.Run("expiry", func(t *testing.T) {
 		t.Parallel()
 		h := newHeldSleep()
-		m := startBiller(t, h)
+		m := startBiller(t, h, sim.Options{})
 		s, _, _, _ := m.joined(false)
 		s.send(sim.EvUserMessage, map[string]any{"text": "my bill"}, nil)
 		s.answer()
@@ -1251,7 +1252,7 @@ func TestMessagingSplitAnswerEndsWithTheSession(t *testing.T) {
 		// Never released: the simulator's shutdown at the test's end
 		// (a cleanup that runs before this one) ends the pause.
 		t.Cleanup(func() { h.ended(t, "the simulator's shutdown") })
-		m := startBiller(t, h)
+		m := startBiller(t, h, sim.Options{})
 		s, _, _, _ := m.joined(false)
 		s.send(sim.EvUserMessage, map[string]any{"text": "my bill"}, nil)
 		s.answer()
@@ -1265,14 +1266,7 @@ func TestMessagingSplitAnswerEndsWithTheSession(t *testing.T) {
 // reply.
 func TestMessagingSplitAnswerCutStream(t *testing.T) {
 	t.Parallel()
-	h := newHeldSleep()
-	src, err := os.ReadFile("testdata/agents/biller.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := startMessaging(t, sim.Options{Agents: []*agent.Definition{loadAgent(t, "biller.yaml", string(src))}, Sleep: h.sleep,
-		Faults: sim.Faults{ReplyFailure: 1}})
-	m.token = m.s.Info.MessagingConnectors["biller"]["sandbox"]
+	m := startBiller(t, newHeldSleep(), sim.Options{Faults: sim.Faults{ReplyFailure: 1}})
 	s, _, _, _ := m.joined(true)
 	s.send(sim.EvUserMessage, map[string]any{"text": "my bill"}, nil)
 	evs := s.answer()
