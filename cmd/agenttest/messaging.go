@@ -105,13 +105,12 @@ func messagingChannel(base platform.Config, t *config.Target, mo runner.Messagin
 }
 
 // messagingOptions are the Messaging channel's options on target t: the
-// turn timeout and the target's messaging_quiet. A messaging_quiet as
-// long as the turn timeout is a usage error: every answer would wait it
-// out within the turn and time out, whatever the agent said.
+// turn timeout and the target's messaging_quiet, which must be shorter
+// (a usage error: runner.MessagingOptions.CheckQuiet).
 func messagingOptions(t *config.Target, turnTimeout time.Duration) (runner.MessagingOptions, error) {
-	if t.MessagingQuiet >= turnTimeout {
-		return runner.MessagingOptions{}, usageErrorf("target %s: messaging_quiet %s is not shorter than the turn timeout of %s: every web chat answer would wait it out and time out; lower messaging_quiet or raise --turn-timeout",
-			t.Name, t.MessagingQuiet, turnTimeout)
+	mo := runner.MessagingOptions{TurnTimeout: turnTimeout, Quiet: t.MessagingQuiet}
+	if err := mo.CheckQuiet(); err != nil {
+		return runner.MessagingOptions{}, usageErrorf("target %s: %v; lower messaging_quiet or raise --turn-timeout", t.Name, err)
 	}
-	return runner.MessagingOptions{TurnTimeout: turnTimeout, Quiet: t.MessagingQuiet}, nil
+	return mo, nil
 }

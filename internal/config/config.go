@@ -988,13 +988,25 @@ const MaxMessagingQuiet = 10 * time.Second
 // MaxMessagingQuiet. The target key and its variable share it.
 func ParseMessagingQuiet(s string) (time.Duration, error) {
 	d, err := time.ParseDuration(strings.TrimSpace(s))
-	switch {
-	case err != nil || d < 0:
+	if err != nil || d < 0 {
 		return 0, fmt.Errorf("%q is not a duration such as 1s or 500ms (0 for none)", s)
-	case d > MaxMessagingQuiet:
-		return 0, fmt.Errorf("%q is longer than %s: the quiet is waited within every web chat turn's timeout (turn_timeout, default 30s)", s, MaxMessagingQuiet)
+	}
+	if err := CheckMessagingQuiet(d); err != nil {
+		return 0, fmt.Errorf("%q %w", s, err)
 	}
 	return d, nil
+}
+
+// CheckMessagingQuiet holds a messaging quiet to its bounds, 0 to
+// MaxMessagingQuiet: the target key's, and godogsteps.Options'.
+func CheckMessagingQuiet(d time.Duration) error {
+	switch {
+	case d < 0:
+		return errors.New("is negative: 0 completes an answer when the typing indicator goes off")
+	case d > MaxMessagingQuiet:
+		return fmt.Errorf("is longer than %s: the quiet is waited within every web chat turn's timeout (turn_timeout, default 30s)", MaxMessagingQuiet)
+	}
+	return nil
 }
 
 // loadProbeNumbers reads `probe_numbers:`, a list of phone numbers (or a

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -62,6 +63,17 @@ type MessagingOptions struct {
 	// platform.MessagingStart.Quiet). 0 completes the answer when the
 	// indicator goes off.
 	Quiet time.Duration
+}
+
+// CheckQuiet refuses a Quiet that is not shorter than the turn timeout
+// (TurnTimeout, else the client's default): the quiet is waited within
+// each turn, after its answer, so every answer would wait it out and
+// time out, whatever the agent said.
+func (o MessagingOptions) CheckQuiet() error {
+	if limit := cmp.Or(o.TurnTimeout, platform.DefaultMessagingTurnTimeout); o.Quiet >= limit {
+		return fmt.Errorf("messaging_quiet %s is not shorter than the turn timeout of %s: every web chat answer would wait it out and time out", o.Quiet, limit)
+	}
+	return nil
 }
 
 // Messaging is the Messaging channel over the connectors connector gives.
