@@ -1,7 +1,6 @@
 package main
 
 import (
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -13,14 +12,17 @@ import (
 // out: the run stops before anything is called, naming both.
 func TestMessagingQuietPastTheTurnTimeout(t *testing.T) {
 	t.Parallel()
-	dir := filepath.Join(repoRoot, "examples")
+	dir := writeTree(t, map[string]string{"web.yaml": webSuite})
 	env := map[string]string{"AGENTTEST_MESSAGING_QUIET": "5s"}
-	newCLI(t, dir, env, "run", "--sim", "--turn-timeout", "5s", "suites/clinic.yaml").expect(t, exitUsage,
+	newCLI(t, dir, env, "run", "--sim", "--turn-timeout", "5s", "web.yaml").expect(t, exitUsage,
 		`agenttest: target sim: messaging_quiet 5s is not shorter than the turn timeout of 5s: every web chat answer would wait it out and time out; lower messaging_quiet or raise --turn-timeout`)
 	env["AGENTTEST_MESSAGING_QUIET"] = "11s"
-	newCLI(t, dir, env, "run", "--sim", "suites/clinic.yaml").expect(t, exitUsage,
+	newCLI(t, dir, env, "run", "--sim", "web.yaml").expect(t, exitUsage,
 		`AGENTTEST_MESSAGING_QUIET: messaging_quiet: "11s" is longer than 10s`)
 }
+
+// webSuite is a scenario over web chat.
+const webSuite = "suite: web\nagent: restaurant\nvia: messaging\nscenarios:\n  - name: greets\n    greeting: {response: {contains: Welcome}}\n"
 
 // TestMessagingOptions: the Messaging channel waits the target's
 // messaging_quiet, within the run's turn timeout.
@@ -39,7 +41,7 @@ func TestMessagingOptions(t *testing.T) {
 // target to the same rule as run.
 func TestCompareMessagingQuietPastTheTurnTimeout(t *testing.T) {
 	t.Parallel()
-	compareCLI(t, filepath.Join(repoRoot, "examples"), map[string]string{"AGENTTEST_MESSAGING_QUIET": "5s"},
-		"compare", "--sim", "--turn-timeout", "5s", "--baseline", "sandbox", "--candidate", "pre-release", "suites/clinic.yaml").expect(t, exitUsage,
+	compareCLI(t, writeTree(t, map[string]string{"web.yaml": webSuite}), map[string]string{"AGENTTEST_MESSAGING_QUIET": "5s"},
+		"compare", "--sim", "--turn-timeout", "5s", "--baseline", "sandbox", "--candidate", "pre-release", "web.yaml").expect(t, exitUsage,
 		`agenttest: target sim: messaging_quiet 5s is not shorter than the turn timeout of 5s`)
 }
