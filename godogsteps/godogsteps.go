@@ -74,6 +74,12 @@ type Options struct {
 	MessagingURL  string
 	MessagingHost string
 	Connectors    map[string]map[string]string
+	// MessagingQuiet is how long a web chat turn waits, after the
+	// agent's typing indicator went off with an answer, for the agent to
+	// go on (the target key messaging_quiet): 0, the default, completes
+	// the answer when the indicator goes off. At most 10s, and shorter
+	// than TurnTimeout.
+	MessagingQuiet time.Duration
 
 	// Agent is the agent of scenarios that name none (@agent:NAME or
 	// Given the agent "NAME").
@@ -180,6 +186,11 @@ func (o Options) Validate() error {
 	if o.WebhookReceiver != nil && o.Webhooks != nil {
 		errs = append(errs, errors.New("WebhookReceiver and Webhooks both wait for webhook events: give one of them"))
 	}
+	if err := config.CheckMessagingQuiet(o.MessagingQuiet); err != nil {
+		errs = append(errs, fmt.Errorf("MessagingQuiet %s %w", o.MessagingQuiet, err))
+	} else if err := o.messagingOptions().CheckQuiet(); err != nil {
+		errs = append(errs, fmt.Errorf("MessagingQuiet: %w (TurnTimeout)", err))
+	}
 	if len(o.Connectors) > 0 && (o.MessagingURL == "" || o.MessagingHost == "") {
 		errs = append(errs, errors.New("Connectors need MessagingURL and MessagingHost"))
 	}
@@ -191,6 +202,11 @@ func (o Options) Validate() error {
 		}
 	}
 	return red.Error(errors.Join(errs...))
+}
+
+// messagingOptions are the Messaging channel's options.
+func (o Options) messagingOptions() runner.MessagingOptions {
+	return runner.MessagingOptions{TurnTimeout: o.TurnTimeout, Quiet: o.MessagingQuiet}
 }
 
 // redactor masks the keys and tokens of o long enough to be told apart
@@ -408,7 +424,7 @@ func New(o Options) (*Steps, error) {
 			}
 			return "", fmt.Errorf("no Messaging connector for agent %s in %s: add it to godogsteps.Options.Connectors", agent, env)
 		}
-		ropts.Messaging = runner.Messaging(runner.MessagingClients(cfg, token), runner.MessagingOptions{TurnTimeout: o.TurnTimeout})
+		ropts.Messaging = runner.Messaging(runner.MessagingClients(cfg, token), o.messagingOptions())
 	}
 	// The scenarios of the suite, concurrent under godog's Concurrency,
 	// share one set of probe lines, as the cases of a run do: their

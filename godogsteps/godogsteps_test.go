@@ -289,6 +289,13 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 		{"negative reply bound", func(o *godogsteps.Options) { o.MaxReplyBytes = -1 }, "MaxReplyBytes, Rate and RateWait must not be negative"},
 		{"negative turn timeout", func(o *godogsteps.Options) { o.TurnTimeout = -time.Second }, "timeouts must not be negative"},
 		{"negative confirm timeout", func(o *godogsteps.Options) { o.ConfirmTimeout = -time.Second }, "timeouts must not be negative"},
+		{"messaging quiet", func(o *godogsteps.Options) { o.MessagingQuiet = 10 * time.Second }, ""},
+		{"negative messaging quiet", func(o *godogsteps.Options) { o.MessagingQuiet = -time.Second },
+			"MessagingQuiet -1s is negative: 0 completes an answer when the typing indicator goes off"},
+		{"messaging quiet past 10s", func(o *godogsteps.Options) { o.MessagingQuiet = 11 * time.Second },
+			"MessagingQuiet 11s is longer than 10s"},
+		{"messaging quiet past the turn timeout", func(o *godogsteps.Options) { o.MessagingQuiet, o.TurnTimeout = 5*time.Second, 5*time.Second },
+			"MessagingQuiet: messaging_quiet 5s is not shorter than the turn timeout of 5s: every web chat answer would wait it out and time out (TurnTimeout)"},
 		{"connectors without a host", func(o *godogsteps.Options) {
 			o.MessagingURL = "http://127.0.0.1:2"
 			o.Connectors = map[string]map[string]string{"restaurant": {"sandbox": "ct-0123456789abcdef"}}

@@ -770,6 +770,10 @@ func (o *compareOptions) sideOptions(st *State, cfg *config.File, tgt *config.Ta
 	if err != nil {
 		return runner.Options{}, nil, err
 	}
+	mo, err := messagingOptions(tgt, o.turnTimeout)
+	if err != nil {
+		return runner.Options{}, nil, err
+	}
 	maxPerHost := max(platform.DefaultMaxPerHost, o.parallel)
 	pcfg, client, done, err := newClient(st, tgt, red, targetLimits(tgt, maxPerHost))
 	if err != nil {
@@ -777,7 +781,7 @@ func (o *compareOptions) sideOptions(st *State, cfg *config.File, tgt *config.Ta
 	}
 	ropts := runner.Options{
 		Channel:        runner.DebugChat(client),
-		Messaging:      messagingChannel(pcfg, tgt, o.turnTimeout),
+		Messaging:      messagingChannel(pcfg, tgt, mo),
 		Deployments:    client,
 		Records:        client,
 		ConfirmTimeout: o.confirmTimeout,

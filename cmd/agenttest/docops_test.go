@@ -44,6 +44,23 @@ func TestDocConfigurationMessages(t *testing.T) {
 			code:   exitOK,
 		},
 		{
+			name:   "messaging_quiet past the turn timeout",
+			anchor: "is not shorter than the turn timeout of 5s",
+			files: map[string]string{"s.yaml": suite, "agenttest.yaml": `targets:
+  sandbox:
+    build_url: https://build.us.example-platform.com
+    messaging_url: https://messaging.us-1.example-platform.com
+    messaging_host: webchat.example.com
+    account_id: ws-a1b2c3d4
+    agent_id: restaurant
+    build_key: ${env:SANDBOX_BUILD_KEY}
+    messaging_quiet: 10s
+`},
+			env:  map[string]string{"SANDBOX_BUILD_KEY": "sandbox-build-key-0123456789"},
+			args: []string{"run", "--target", "sandbox", "--turn-timeout", "5s", "s.yaml"},
+			code: exitUsage,
+		},
+		{
 			name:   "key moved to another host",
 			anchor: "a key goes only to the host it was configured for",
 			files: map[string]string{"s.yaml": suite, "agenttest.yaml": `targets:

@@ -90,8 +90,9 @@ func agentEnv(sc *scenario.Scenario, t *config.Target) (agent, env string) {
 // messagingChannel is the run's Messaging channel: a platform client per
 // connector token, made on first use from base (the run's client settings:
 // transport, retry policy, limits) with the target's messaging URL and
-// host. Nil when the target has no messaging URL.
-func messagingChannel(base platform.Config, t *config.Target, turnTimeout time.Duration) runner.Channel {
+// host, and the options mo (messagingOptions). Nil when the target has
+// no messaging URL.
+func messagingChannel(base platform.Config, t *config.Target, mo runner.MessagingOptions) runner.Channel {
 	if t.MessagingURL == "" {
 		return nil
 	}
@@ -100,5 +101,16 @@ func messagingChannel(base platform.Config, t *config.Target, turnTimeout time.D
 		s, err := t.Connector(agent, env)
 		return s.Reveal(), err
 	}
-	return runner.Messaging(runner.MessagingClients(base, token), runner.MessagingOptions{TurnTimeout: turnTimeout})
+	return runner.Messaging(runner.MessagingClients(base, token), mo)
+}
+
+// messagingOptions are the Messaging channel's options on target t: the
+// turn timeout and the target's messaging_quiet, which must be shorter
+// (a usage error: runner.MessagingOptions.CheckQuiet).
+func messagingOptions(t *config.Target, turnTimeout time.Duration) (runner.MessagingOptions, error) {
+	mo := runner.MessagingOptions{TurnTimeout: turnTimeout, Quiet: t.MessagingQuiet}
+	if err := mo.CheckQuiet(); err != nil {
+		return runner.MessagingOptions{}, usageErrorf("target %s: %v; lower messaging_quiet or raise --turn-timeout", t.Name, err)
+	}
+	return mo, nil
 }

@@ -412,6 +412,10 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	if tgt.RateWait != nil && !fl.isSet("rate-wait") {
 		o.rateWait = *tgt.RateWait
 	}
+	mo, err := messagingOptions(tgt, o.turnTimeout)
+	if err != nil {
+		return err
+	}
 	if err := prepareReports(st, o, cfgPath(cfg)); err != nil {
 		return err
 	}
@@ -528,7 +532,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 
 	ropts := runner.Options{
 		Channel:      runner.DebugChat(client),
-		Messaging:    messagingChannel(pcfg, tgt, o.turnTimeout),
+		Messaging:    messagingChannel(pcfg, tgt, mo),
 		Deployments:  client,
 		Parallel:     o.parallel,
 		Retries:      o.retries,

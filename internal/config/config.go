@@ -117,6 +117,10 @@ type TargetDef struct {
 	// MessagingHost is the domain or app namespace the connectors are
 	// registered to, sent as X-Host.
 	MessagingHost Field
+	// MessagingQuiet is how long a web chat waits for the agent to go on
+	// after its typing indicator went off with an answer (a duration;
+	// ParseMessagingQuiet).
+	MessagingQuiet Field
 	// Brand is the platform's brand word, for which the reference writes
 	// Vendor (X-Vendor-Auth-Token, X-Vendor-Signature) or VENDOR
 	// (EVENT_TYPE_VENDOR_AGENT_JOINED).
@@ -201,7 +205,7 @@ var (
 	topKeys    = []string{"default_target", "targets", "run"}
 	targetKeys = []string{"build_url", "runtime_url", "messaging_url", "messaging_host", "brand", "account_id", "agent_id", "env", "build_key", "runtime_key", "call_token",
 		"connector_token", "connectors", "webhook_listen", "webhook_url", "allow_live", "probe_numbers", "sms_connector_id", "sms_connector_ids", "allow_http", "max_reply_bytes",
-		"rate", "rate_wait"}
+		"rate", "rate_wait", "messaging_quiet"}
 	runKeys = []string{"parallel", "retries", "turn_timeout", "confirm_timeout", "junit", "json", "html", "gate_alerts"}
 
 	envRefRe = regexp.MustCompile(`\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}`)
@@ -311,6 +315,8 @@ func (f *File) loadTargets(path string, n *yaml.Node, diags diag.Diagnostics) di
 				t.MessagingURL = fld
 			case "messaging_host":
 				t.MessagingHost = fld
+			case "messaging_quiet":
+				t.MessagingQuiet = fld
 			case "brand":
 				t.Brand = fld
 			case "account_id":
@@ -926,6 +932,10 @@ func validateValue(key, v string) string {
 		if _, err := ParseRateWait(v); err != nil {
 			return "rate_wait: " + err.Error()
 		}
+	case "messaging_quiet":
+		if _, err := ParseMessagingQuiet(v); err != nil {
+			return "messaging_quiet: " + err.Error()
+		}
 	}
 	return ""
 }
@@ -964,6 +974,39 @@ func ParseRateWait(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("%q is not a duration such as 15m or 90s", s)
 	}
 	return d, nil
+}
+
+// MaxMessagingQuiet bounds messaging_quiet. The quiet is spent within
+// every web chat turn's timeout (turn_timeout, 30s by default), after
+// the answer: a third of it leaves the agent the rest to answer, and an
+// agent that pauses longer between the messages of one answer is
+// better tested with a turn that waits for its second message.
+const MaxMessagingQuiet = 10 * time.Second
+
+// ParseMessagingQuiet reads messaging_quiet: a duration from 0 (the
+// answer is complete when the typing indicator goes off) to
+// MaxMessagingQuiet. The target key and its variable share it.
+func ParseMessagingQuiet(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%q is not a duration such as 1s or 500ms (0 for none)", s)
+	}
+	if err := CheckMessagingQuiet(d); err != nil {
+		return 0, fmt.Errorf("%q %w", s, err)
+	}
+	return d, nil
+}
+
+// CheckMessagingQuiet holds a messaging quiet to its bounds, 0 to
+// MaxMessagingQuiet: the target key's, and godogsteps.Options'.
+func CheckMessagingQuiet(d time.Duration) error {
+	switch {
+	case d < 0:
+		return errors.New("is negative: 0 completes an answer when the typing indicator goes off")
+	case d > MaxMessagingQuiet:
+		return fmt.Errorf("is longer than %s: the quiet is waited within every web chat turn's timeout (turn_timeout, default 30s)", MaxMessagingQuiet)
+	}
+	return nil
 }
 
 // loadProbeNumbers reads `probe_numbers:`, a list of phone numbers (or a

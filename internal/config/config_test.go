@@ -150,7 +150,7 @@ func TestLoadProblems(t *testing.T) {
 			want: []string{
 				`c.yaml:1:1: unknown top-level key "defualt_target" (did you mean "default_target"?)`,
 				`c.yaml:4:5: unknown target key "build_ulr" (did you mean "build_url"?)`,
-				`c.yaml:5:5: unknown target key "colour" (known keys: build_url, runtime_url, messaging_url, messaging_host, brand, account_id, agent_id, env, build_key, runtime_key, call_token, connector_token, connectors, webhook_listen, webhook_url, allow_live, probe_numbers, sms_connector_id, sms_connector_ids, allow_http, max_reply_bytes, rate, rate_wait)`,
+				`c.yaml:5:5: unknown target key "colour" (known keys: build_url, runtime_url, messaging_url, messaging_host, brand, account_id, agent_id, env, build_key, runtime_key, call_token, connector_token, connectors, webhook_listen, webhook_url, allow_live, probe_numbers, sms_connector_id, sms_connector_ids, allow_http, max_reply_bytes, rate, rate_wait, messaging_quiet)`,
 			},
 		},
 		{
@@ -208,7 +208,7 @@ func TestLoadProblems(t *testing.T) {
 			src:  "targets:\n  a:\n    env: sandbox\n    env: live\n  b: just-a-string\n  a: {}\nrun: [1]\n",
 			want: []string{
 				`c.yaml:4:5: "env" is given twice (first at line 3)`,
-				`c.yaml:5:6: target "b" must be a mapping with keys build_url, runtime_url, messaging_url, messaging_host, brand, account_id, agent_id, env, build_key, runtime_key, call_token, connector_token, connectors, webhook_listen, webhook_url, allow_live, probe_numbers, sms_connector_id, sms_connector_ids, allow_http, max_reply_bytes, rate, rate_wait`,
+				`c.yaml:5:6: target "b" must be a mapping with keys build_url, runtime_url, messaging_url, messaging_host, brand, account_id, agent_id, env, build_key, runtime_key, call_token, connector_token, connectors, webhook_listen, webhook_url, allow_live, probe_numbers, sms_connector_id, sms_connector_ids, allow_http, max_reply_bytes, rate, rate_wait, messaging_quiet`,
 				`c.yaml:6:3: target "a" is defined twice`,
 				`c.yaml:7:6: run must be a mapping with keys parallel, retries, turn_timeout, confirm_timeout, junit, json, html, gate_alerts`,
 			},
@@ -262,7 +262,7 @@ func TestLoadProblems(t *testing.T) {
 		{
 			name: "unknown x- keys are extensions only at the top",
 			src:  "x-anything: {a: 1}\ntargets:\n  a:\n    x-note: hi\n",
-			want: []string{`c.yaml:4:5: unknown target key "x-note" (known keys: build_url, runtime_url, messaging_url, messaging_host, brand, account_id, agent_id, env, build_key, runtime_key, call_token, connector_token, connectors, webhook_listen, webhook_url, allow_live, probe_numbers, sms_connector_id, sms_connector_ids, allow_http, max_reply_bytes, rate, rate_wait)`},
+			want: []string{`c.yaml:4:5: unknown target key "x-note" (known keys: build_url, runtime_url, messaging_url, messaging_host, brand, account_id, agent_id, env, build_key, runtime_key, call_token, connector_token, connectors, webhook_listen, webhook_url, allow_live, probe_numbers, sms_connector_id, sms_connector_ids, allow_http, max_reply_bytes, rate, rate_wait, messaging_quiet)`},
 		},
 		{
 			name: "a scalar file",

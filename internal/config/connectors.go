@@ -30,6 +30,7 @@ import (
 const (
 	EnvConnectorToken = "AGENTTEST_CONNECTOR_TOKEN"
 	EnvMessagingHost  = "AGENTTEST_MESSAGING_HOST"
+	EnvMessagingQuiet = "AGENTTEST_MESSAGING_QUIET"
 )
 
 // ConnectorDef is one entry of `connectors:` (or `sms_connector_ids:`)
@@ -232,6 +233,9 @@ func perAgentYAML(key, agent, env string) string {
 func (r *resolver) resolveMessaging(def *TargetDef) {
 	t := r.t
 	t.MessagingHost = r.field("messaging_host", def.MessagingHost, EnvMessagingHost)
+	if v := r.field("messaging_quiet", def.MessagingQuiet, EnvMessagingQuiet); v != "" {
+		t.MessagingQuiet, _ = ParseMessagingQuiet(v) // field reported a bad value
+	}
 	t.ConnectorToken = r.key("connector_token", def.ConnectorToken, EnvConnectorToken)
 	t.connectorTokenFromVar = r.sel.getenv(EnvConnectorToken) != ""
 	if v, missing := r.expand(def.Env.Value); len(missing) == 0 && reply.ValidEnv(v) {

@@ -76,6 +76,9 @@ type Target struct {
 	// MessagingHost is X-Host of the Messaging API: the domain or app
 	// namespace the connectors are registered to.
 	MessagingHost string
+	// MessagingQuiet is the target's messaging_quiet
+	// (AGENTTEST_MESSAGING_QUIET overrides it); 0 when not set.
+	MessagingQuiet time.Duration
 	// Brand is the platform's word for Vendor in header and Messaging
 	// event names (brand); empty is the reference's own.
 	Brand string
@@ -249,6 +252,21 @@ func (s Selection) lookup(name string) (string, bool) {
 	return s.Getenv(name)
 }
 
+// embedded is the embedded simulator's target t with the settings the
+// environment gives it: those of the agent behind it, which the
+// simulator's definitions (--sim-agents) may play as any platform would
+// (AGENTTEST_MESSAGING_QUIET, for an agent whose answers pause).
+func embedded(t *Target, sel Selection, diags diag.Diagnostics) (*Target, diag.Diagnostics) {
+	if v := sel.getenv(EnvMessagingQuiet); v != "" {
+		d, err := ParseMessagingQuiet(v)
+		if err != nil {
+			return t, diags.Errorf(diag.Pos{}, "%s: messaging_quiet: %v", EnvMessagingQuiet, err)
+		}
+		t.MessagingQuiet = d
+	}
+	return t, diags
+}
+
 // Resolve picks the target and applies precedence. With --sim, or when no
 // target is selected (no --target, no default_target) and neither
 // AGENTTEST_BUILD_URL nor AGENTTEST_RUNTIME_URL is set, it returns an
@@ -271,7 +289,7 @@ func Resolve(f *File, sel Selection) (*Target, diag.Diagnostics) {
 		envFrom = EnvEnv
 	}
 	if sel.Sim {
-		return &Target{Name: SimTargetName, Source: FromEmbedded, Env: env, EnvFrom: envFrom, Embedded: true, Forced: true}, diags
+		return embedded(&Target{Name: SimTargetName, Source: FromEmbedded, Env: env, EnvFrom: envFrom, Embedded: true, Forced: true}, sel, diags)
 	}
 
 	name := sel.Target
@@ -302,7 +320,7 @@ func Resolve(f *File, sel Selection) (*Target, diag.Diagnostics) {
 		}
 	}
 	if def == nil && sel.getenv(EnvBuildURL) == "" && sel.getenv(EnvRuntimeURL) == "" {
-		return &Target{Name: SimTargetName, Source: FromEmbedded, Env: env, EnvFrom: envFrom, Embedded: true}, diags
+		return embedded(&Target{Name: SimTargetName, Source: FromEmbedded, Env: env, EnvFrom: envFrom, Embedded: true}, sel, diags)
 	}
 
 	t := &Target{Name: EnvTargetName, Source: FromEnv}

@@ -34,9 +34,14 @@ import (
 //   - the end of the agent's typing indicator (typing false, or a
 //     *_TYPING_STOP-style event) once the turn has an answer: a complete
 //     agent or live-agent message, or an error-level system message;
-//   - MessagingStart.Settle without a new event once the turn has an
-//     answer while the typing indicator is off (a platform without one,
-//     or one that turns it off before the message).
+//     with MessagingStart.Quiet set, that much time after it without a
+//     new event (one restarts the wait, a typing indicator that comes on
+//     again holds it until it goes off again), for an agent that turns
+//     its indicator off between the messages of one answer;
+//   - MessagingStart.Settle (or Quiet, when longer) without a new event
+//     once the turn has an answer while the typing indicator is off (a
+//     platform without one, or one that turns it off before the
+//     message).
 //
 // An end that follows the answer (after the typing indicator went off) is
 // read by the next exchange, before it sends anything, and that exchange
@@ -168,6 +173,13 @@ type MessagingStart struct {
 	// Settle completes an answer after this much quiet on platforms
 	// without typing indicators. Default DefaultMessagingSettle.
 	Settle time.Duration
+	// Quiet is how long the agent may go on after its typing indicator
+	// went off with an answer: the answer is complete only after this
+	// much time without a new event. 0, the default, completes it when
+	// the indicator goes off. A Quiet longer than Settle stands in for
+	// it too: a user who says the agent may pause that long means it on
+	// a platform without a typing indicator as well.
+	Quiet time.Duration
 	// MaxReconnects bounds the reconnects within one turn. Default
 	// DefaultMessagingReconnects; negative turns reconnects off.
 	MaxReconnects int
@@ -440,6 +452,11 @@ func newMessagingSession(c *Client, st MessagingStart) *MessagingSession {
 	return &MessagingSession{c: c, start: st, events: ev, forms: forms, limits: c.msgLimits.orDefaults(), seen: map[string]uint64{}, quit: make(chan struct{})}
 }
 
+// settle is the quiet that completes an answer while the typing
+// indicator is off without having gone off after it: Settle, or Quiet
+// when longer.
+func (m *MessagingSession) settle() time.Duration { return max(m.start.Settle, m.start.Quiet) }
+
 // Host is the host (host:port) of the Messaging API the session talks
 // to.
 func (m *MessagingSession) Host() string { return m.c.hostOf(m.socketCall()) }
@@ -547,9 +564,9 @@ func (m *MessagingSession) End(ctx context.Context) (*MessagingTurn, error) {
 // may turn its typing indicator off and only then send the session end
 // event (the reference shows no typing indicator, nor an order of the
 // two). The last turn takes the events that follow its answer until the
-// session ends, MessagingStart.Settle passes without a new event (the
-// quiet that completes an answer on a platform without typing
-// indicators), or the socket drops (the next send reconnects); an end
+// session ends, the quiet that completes an answer on a platform without
+// typing indicators (settle) passes without a new event, or the socket
+// drops (the next send reconnects); an end
 // arrives then as if with the answer. It returns the last turn (the
 // opening, when the agent joined in the history batch and no exchange was
 // made; nil before the session opened), and an error only for what the
@@ -567,7 +584,7 @@ func (m *MessagingSession) AwaitEnd(ctx context.Context) (*MessagingTurn, error)
 		return turn, nil
 	}
 	var quiet quietTimer
-	m.c.setQuiet(&quiet, m.start.Settle)
+	m.c.setQuiet(&quiet, m.settle())
 	defer quiet.Stop()
 	for !m.ended {
 		select {
@@ -580,7 +597,7 @@ func (m *MessagingSession) AwaitEnd(ctx context.Context) (*MessagingTurn, error)
 			if err := m.accept(in.data, turn, nil); err != nil {
 				return turn, err
 			}
-			m.c.setQuiet(&quiet, m.start.Settle)
+			m.c.setQuiet(&quiet, m.settle())
 		case <-quiet.C():
 			return turn, nil
 		case <-ctx.Done():

@@ -256,25 +256,10 @@ func TestMessagingQuietRestarts(t *testing.T) {
 				t.Error("the call does not return")
 			}
 		}()
-		waitSet := func(what string) {
-			t.Helper()
-			for {
-				select {
-				case d := <-clk.set:
-					if d == window {
-						return
-					}
-				case <-done:
-					t.Fatalf("returned %v before the window %s was set", err, what)
-				case <-time.After(closeGuard):
-					t.Fatalf("no window %s within %s", what, closeGuard)
-				}
-			}
-		}
-		waitSet("after the answer")
+		waitSet(t, clk, window, done, "the call", "after the answer")
 		clk.Advance(window * 9 / 10)
 		release()
-		waitSet("after the second message")
+		waitSet(t, clk, window, done, "the call", "after the second message")
 		clk.Advance(window * 9 / 10)
 		clk.Advance(window / 10)
 		await(t, done, "the wait once the window passed after the second message")

@@ -533,7 +533,8 @@ type MessagingTurn struct {
 	Started time.Time
 	Latency time.Duration
 	// CompletedBy says what completed the answer: "typing",
-	// "session_end" or "settle".
+	// "session_end", "settle" or "quiet" (MessagingStart.Quiet after
+	// the typing indicator went off).
 	CompletedBy string
 	// Reconnects in this turn, Resent client events, and Duplicates
 	// (replayed events already seen, dropped).

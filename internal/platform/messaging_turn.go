@@ -86,6 +86,9 @@ func (m *MessagingSession) exchange(ctx context.Context, typ string, payload map
 		case <-settle.C():
 			if st.answered && !m.typingOn {
 				turn.CompletedBy = "settle"
+				if st.typedOff {
+					turn.CompletedBy = "quiet"
+				}
 				turn.Latency = st.answeredAt.Sub(turn.Started)
 				return turn, nil
 			}
@@ -118,9 +121,19 @@ func (m *MessagingSession) exchange(ctx context.Context, typ string, payload map
 			return turn, err
 		}
 		if st.answered && !m.typingOn {
-			m.c.setQuiet(&settle, m.start.Settle)
+			m.c.setQuiet(&settle, m.window(st))
 		}
 	}
+}
+
+// window is the quiet that completes an answer whose typing indicator is
+// off: MessagingStart.Quiet once the indicator went off after the
+// answer, else the settle of a platform without one.
+func (m *MessagingSession) window(st *turnState) time.Duration {
+	if st.typedOff {
+		return m.start.Quiet
+	}
+	return m.settle()
 }
 
 // turnContext bounds a turn by MessagingStart.TurnTimeout on the client's
@@ -222,10 +235,12 @@ func (m *MessagingSession) awaited(turn *MessagingTurn, st *turnState) string {
 	switch {
 	case st.answered && m.typingOn:
 		return "an answer came, but the agent's typing indicator stayed on, and an answer is complete when it goes off"
+	case st.typedOff:
+		return fmt.Sprintf("an answer came and the agent's typing indicator went off, but the %s of quiet without a new event that then completes it had not passed", m.start.Quiet)
 	case st.answered:
 		// Typing off: the quiet that completes an answer on a platform
 		// without a typing indicator had not passed.
-		return fmt.Sprintf("an answer came, and no event completed it within the %s of quiet that completes one without a typing indicator", m.start.Settle)
+		return fmt.Sprintf("an answer came, and no event completed it within the %s of quiet that completes one without a typing indicator", m.settle())
 	case st.typ == m.events.Join && !m.joined:
 		return "no answer to " + what + ": the agent did not join"
 	case m.typingOn:
@@ -528,7 +543,13 @@ func (m *MessagingSession) add(e MessagingEvent, turn *MessagingTurn, st *turnSt
 		}
 	case EventTypingStop:
 		m.typingOn = false
-		if st != nil && st.answered {
+		switch {
+		case st == nil || !st.answered:
+		case m.start.Quiet > 0:
+			// The agent may go on: the exchange waits the quiet
+			// (window).
+			st.typedOff = true
+		default:
 			st.complete("typing")
 		}
 	case EventTypingStart:
@@ -683,6 +704,9 @@ type turnState struct {
 	answered   bool
 	answeredAt time.Time
 	completed  bool
+	// typedOff: the typing indicator went off after the answer, with
+	// MessagingStart.Quiet set: the quiet completes the answer.
+	typedOff bool
 }
 
 func (st *turnState) answer(at time.Time) {

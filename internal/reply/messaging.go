@@ -63,9 +63,10 @@ type Messaging struct {
 	// Handoff is set when handoff events arrived in the turn.
 	Handoff *MessagingHandoff `json:"handoff,omitempty"`
 	// CompletedBy says how the client knew the answer was complete:
-	// "typing" (the typing indicator went off), "session_end" or
+	// "typing" (the typing indicator went off), "session_end",
 	// "settle" (quiet after the answer, on platforms without typing
-	// indicators).
+	// indicators) or "quiet" (the target's messaging_quiet passed after
+	// the typing indicator went off).
 	CompletedBy string `json:"completed_by,omitempty"`
 	// Reconnects counts the sockets reopened during the turn, Resent the
 	// client events sent again after one, Duplicates the replayed events

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -57,6 +58,22 @@ type MessagingOptions struct {
 	// MaxReconnects bounds the reconnects within one turn
 	// (platform.DefaultMessagingReconnects).
 	MaxReconnects int
+	// Quiet is how long the agent may go on after its typing indicator
+	// went off with an answer (the target's messaging_quiet;
+	// platform.MessagingStart.Quiet). 0 completes the answer when the
+	// indicator goes off.
+	Quiet time.Duration
+}
+
+// CheckQuiet refuses a Quiet that is not shorter than the turn timeout
+// (TurnTimeout, else the client's default): the quiet is waited within
+// each turn, after its answer, so every answer would wait it out and
+// time out, whatever the agent said.
+func (o MessagingOptions) CheckQuiet() error {
+	if limit := cmp.Or(o.TurnTimeout, platform.DefaultMessagingTurnTimeout); o.Quiet >= limit {
+		return fmt.Errorf("messaging_quiet %s is not shorter than the turn timeout of %s: every web chat answer would wait it out and time out", o.Quiet, limit)
+	}
+	return nil
 }
 
 // Messaging is the Messaging channel over the connectors connector gives.
@@ -107,6 +124,7 @@ func (mc messagingChannel) Open(ctx context.Context, agentID string, req platfor
 		TurnTimeout:    mc.opts.TurnTimeout,
 		Settle:         mc.opts.Settle,
 		MaxReconnects:  mc.opts.MaxReconnects,
+		Quiet:          mc.opts.Quiet,
 	})
 	if m == nil {
 		return nil, nil, err

@@ -1,8 +1,10 @@
 package sim_test
 
 import (
+	"context"
 	"fmt"
 	"net/url"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -1101,5 +1103,186 @@ func TestMessagingHandshakeIsActivity(t *testing.T) {
 	m.s.Server.Tick()
 	if n := m.s.Server.MessagingStats().LiveSessions; n != 1 {
 		t.Errorf("%d live sessions 90s after a connection, 180s after the session began, want 1", n)
+	}
+}
+
+// heldSleep is a simulator's Sleep that waits until the test releases
+// it, and tells the test each wait it starts.
+type heldSleep struct {
+	calls    chan time.Duration
+	release  chan struct{}
+	returned chan struct{} // a wait returned
+}
+
+func newHeldSleep() *heldSleep {
+	return &heldSleep{calls: make(chan time.Duration, 8), release: make(chan struct{}), returned: make(chan struct{}, 8)}
+}
+
+func (h *heldSleep) sleep(ctx context.Context, d time.Duration) {
+	defer func() { h.returned <- struct{}{} }()
+	h.calls <- d
+	select {
+	case <-h.release:
+	case <-ctx.Done():
+	}
+}
+
+// ended fails t unless a wait returned (without a release).
+func (h *heldSleep) ended(t *testing.T, what string) {
+	t.Helper()
+	select {
+	case <-h.returned:
+	case <-time.After(readTimeout):
+		t.Errorf("the pause did not end with %s", what)
+	}
+}
+
+// waiting returns the wait the simulator started, failing the test when
+// none starts.
+func (h *heldSleep) waiting(t *testing.T) time.Duration {
+	t.Helper()
+	select {
+	case d := <-h.calls:
+		return d
+	case <-time.After(readTimeout):
+		t.Fatal("the simulator never paused")
+		return 0
+	}
+}
+
+// startBiller serves testdata/agents/biller.yaml, whose answer to "my
+// bill" is split, with its pauses held by h, on opts.
+func startBiller(t *testing.T, h *heldSleep, opts sim.Options) *msgSim {
+	t.Helper()
+	src, err := os.ReadFile("testdata/agents/biller.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Agents, opts.Sleep = []*agent.Definition{loadAgent(t, "biller.yaml", string(src))}, h.sleep
+	m := startMessaging(t, opts)
+	m.token = m.s.Info.MessagingConnectors["biller"]["sandbox"]
+	return m
+}
+
+// TestMessagingSplitAnswer: an answer split by a node's pauseMs is two
+// messages over the socket, the typing indicator off between them for
+// the pause (on the simulator's Sleep), and a user message sent during
+// the pause waits for the answer to end, its echo included: the socket's
+// events are taken in order.
+func TestMessagingSplitAnswer(t *testing.T) {
+	t.Parallel()
+	for _, streaming := range []bool{false, true} {
+		t.Run(fmt.Sprintf("streaming=%v", streaming), func(t *testing.T) {
+			t.Parallel()
+			h := newHeldSleep()
+			m := startBiller(t, h, sim.Options{})
+			s, _, _, greeting := m.joined(streaming)
+			if got := replyText(greeting); got != "Hi, this is billing." {
+				t.Fatalf("greeting %q", got)
+			}
+			s.send(sim.EvUserMessage, map[string]any{"text": "my bill"}, nil)
+			first := s.answer()
+			if got := replyText(first); got != "Let me check." {
+				t.Errorf("first message %q", got)
+			}
+			if d := h.waiting(t); d != 800*time.Millisecond {
+				t.Errorf("paused %s, want the node's pauseMs", d)
+			}
+			s.send(sim.EvUserMessage, map[string]any{"text": "hours"}, nil)
+			close(h.release)
+			second := s.answer()
+			if got := replyText(second); got != "Your bill is £84.20." {
+				t.Errorf("second message %q", got)
+			}
+			if types(second)[0] != evTyping || second[0].Payload["typing"] != true {
+				t.Errorf("the second message does not start with the typing indicator on: %v", types(second))
+			}
+			if a, b := messageID(first), messageID(second); a == "" || a == b {
+				t.Errorf("message ids %q and %q: want two messages", a, b)
+			}
+			next := s.answer()
+			if types(next)[0] != sim.EvUserMessage {
+				t.Errorf("the message sent during the pause was taken before the answer ended: %v, then %v", types(second), types(next))
+			}
+			if got := replyText(next); got != "We open at 9." {
+				t.Errorf("the next answer %q", got)
+			}
+		})
+	}
+}
+
+// messageID is the message id of the first agent message or chunk of
+// evs.
+func messageID(evs []event) string {
+	for _, e := range evs {
+		if e.Type == evMessage || e.Type == evChunk {
+			return e.str("message_id")
+		}
+	}
+	return ""
+}
+
+// TestMessagingSplitAnswerEndsWithTheSession: a session that expires
+// during a split answer's pause ends it (SESSION_END, the socket
+// closed, no more of the answer), and a simulator that shuts down during
+// a pause does not wait for it.
+func TestMessagingSplitAnswerEndsWithTheSession(t *testing.T) {
+	t.Parallel()
+	t.Run("expiry", func(t *testing.T) {
+		t.Parallel()
+		h := newHeldSleep()
+		m := startBiller(t, h, sim.Options{})
+		s, _, _, _ := m.joined(false)
+		s.send(sim.EvUserMessage, map[string]any{"text": "my bill"}, nil)
+		s.answer()
+		h.waiting(t)
+		m.clk.Advance(sim.DefaultSessionExpiry + time.Second)
+		m.s.Server.Tick()
+		if e := s.next(); e.Type != sim.EvSessionEnd || e.str("reason") != sim.EndExpired {
+			t.Fatalf("got %s %v, want the session's end", e.Type, e.Payload)
+		}
+		if st := s.closedWith(); st != websocket.StatusNormalClosure {
+			t.Errorf("closed with %v", st)
+		}
+		h.ended(t, "the session")
+	})
+	t.Run("shutdown", func(t *testing.T) {
+		t.Parallel()
+		h := newHeldSleep()
+		// Never released: the simulator's shutdown at the test's end
+		// (a cleanup that runs before this one) ends the pause.
+		t.Cleanup(func() { h.ended(t, "the simulator's shutdown") })
+		m := startBiller(t, h, sim.Options{})
+		s, _, _, _ := m.joined(false)
+		s.send(sim.EvUserMessage, map[string]any{"text": "my bill"}, nil)
+		s.answer()
+		h.waiting(t)
+	})
+}
+
+// TestMessagingSplitAnswerCutStream: a streamed split answer that the
+// reply-failure fault cuts is one stream, cut as an answer in one
+// message is, with no pause: the fault draws its cut over the whole
+// reply.
+func TestMessagingSplitAnswerCutStream(t *testing.T) {
+	t.Parallel()
+	m := startBiller(t, newHeldSleep(), sim.Options{Faults: sim.Faults{ReplyFailure: 1}})
+	s, _, _, _ := m.joined(true)
+	s.send(sim.EvUserMessage, map[string]any{"text": "my bill"}, nil)
+	evs := s.answer()
+	if got := systemTexts(evs); !slices.Equal(got, []string{sim.SysStreamFailed}) {
+		t.Errorf("system messages %v (events %v), want the stream's failure", got, types(evs))
+	}
+	ids := map[string]bool{}
+	for _, e := range evs {
+		if e.Type == evChunk {
+			ids[e.str("message_id")] = true
+		}
+	}
+	if len(ids) != 1 {
+		t.Errorf("chunks of %d messages, want one stream", len(ids))
+	}
+	if got := replyText(evs); !strings.HasPrefix("Let me check. Your bill is £84.20.", got) || got == "" {
+		t.Errorf("the cut stream says %q", got)
 	}
 }

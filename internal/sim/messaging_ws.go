@@ -105,6 +105,11 @@ type sockConn struct {
 	q    chan []byte
 	end  chan endKind // buffered: detach sends once
 	done chan struct{}
+	// live ends with the writer (endLive): a pause of an answer on the
+	// socket waits on it, and a socket the simulator closed (it shuts
+	// down, the session ended) is not waited for.
+	live    context.Context
+	endLive context.CancelFunc
 	// budget is the number of events still delivered before an injected
 	// drop, or -1.
 	budget int
@@ -114,6 +119,7 @@ type sockConn struct {
 // write sends queued events until the socket is detached or fails.
 func (sc *sockConn) write() {
 	defer close(sc.done)
+	defer sc.endLive()
 	for {
 		select {
 		case raw := <-sc.q:
@@ -356,6 +362,7 @@ func (s *Server) handleSocket(w http.ResponseWriter, r *http.Request) {
 	}
 	ws.SetReadLimit(maxClientEvent)
 	sc := &sockConn{ws: ws, q: make(chan []byte, socketQueue), end: make(chan endKind, 1), done: make(chan struct{}), budget: -1}
+	sc.live, sc.endLive = context.WithCancel(context.Background())
 	s.msg.stats.handshakes.Add(1)
 	s.msg.stats.openSockets.Add(1)
 	s.changes.note()
@@ -558,9 +565,9 @@ func (s *Server) answerWithFaults(ms *msgSession, sc *sockConn, ev clientEvent) 
 			return
 		}
 		if ev.typ == EvUserMessage {
-			s.userMessageLocked(ms, idx, ev)
+			s.userMessageLocked(ms, sc, idx, ev)
 		} else {
-			s.joinLocked(ms, idx, ev)
+			s.joinLocked(ms, sc, idx, ev)
 		}
 	})
 	if !ms.ended && f.f.EarlyExpiry > 0 && f.sessionDraw(ms.hash, idx, saltEarlyExpiry) < f.f.EarlyExpiry {
@@ -592,7 +599,7 @@ func (s *Server) answerLocked(ms *msgSession, custom map[string]any, answer func
 }
 
 // joinLocked is the join request: the agent joins and greets.
-func (s *Server) joinLocked(ms *msgSession, idx uint64, ev clientEvent) {
+func (s *Server) joinLocked(ms *msgSession, sc *sockConn, idx uint64, ev clientEvent) {
 	agentID := ms.connector.AgentID
 	if ms.chat != nil {
 		// A second join (a client that missed the joined event in its
@@ -623,13 +630,13 @@ func (s *Server) joinLocked(ms *msgSession, idx uint64, ev clientEvent) {
 	}
 	ms.chat, ms.joinFailed = cs, false
 	s.emitLocked(ms, s.msg.names.joined, joinedPayload{ConversationID: cs.conv.ID, AgentID: agentID, Environment: ms.connector.Env}, ev.custom)
-	s.agentTextLocked(ms, reply.Response, reply.Delayed, -1, ev.custom)
+	s.answerTextLocked(ms, sc, reply, -1, ev.custom)
 	s.replyEffectsLocked(ms, reply.Handoff, reply.Ended, ev.custom)
 }
 
 // userMessageLocked is a user message: to the live agent during a
 // handoff, else to the agent.
-func (s *Server) userMessageLocked(ms *msgSession, idx uint64, ev clientEvent) {
+func (s *Server) userMessageLocked(ms *msgSession, sc *sockConn, idx uint64, ev clientEvent) {
 	if ms.live != nil {
 		s.forwardLocked(ms, ev)
 		return
@@ -661,11 +668,46 @@ func (s *Server) userMessageLocked(ms *msgSession, idx uint64, ev clientEvent) {
 			cut = 0
 		}
 	}
-	s.agentTextLocked(ms, reply.Response, reply.Delayed, cut, ev.custom)
+	s.answerTextLocked(ms, sc, reply, cut, ev.custom)
 	if failed {
 		s.systemLocked(ms, SysStreamFailed, ev.custom)
 	}
 	s.replyEffectsLocked(ms, reply.Handoff, reply.Ended, ev.custom)
+}
+
+// answerTextLocked sends the agent's reply: one message, or the messages
+// of a split answer (agent.Reply.Parts) with the typing indicator off
+// for the pause before each, waited on Options.Sleep without the
+// session's lock (its sockets and expiry go on meanwhile: a session that
+// expires in a pause is closed and forgotten, and what follows reaches
+// no one). The socket's reader waits with it, so the next event on the
+// socket (a user message sent by a client that took the first message
+// for the whole answer) is taken, and echoed, once the answer ended. A stream cut short (cut >= 0) is one message: the fault draws
+// its cut over the whole reply.
+func (s *Server) answerTextLocked(ms *msgSession, sc *sockConn, reply agent.Reply, cut int, custom map[string]any) {
+	if len(reply.Parts) == 0 || cut >= 0 {
+		s.agentTextLocked(ms, reply.Response, reply.Delayed, cut, custom)
+		return
+	}
+	typing := s.msg.names.typing
+	for i, p := range reply.Parts {
+		if i > 0 {
+			s.emitLocked(ms, typing, typingPayload{Typing: false}, custom)
+			s.pauseLocked(ms, sc, p.Pause)
+			s.emitLocked(ms, typing, typingPayload{Typing: true}, custom)
+		}
+		s.agentTextLocked(ms, p.Text, reply.Delayed, -1, custom)
+	}
+}
+
+// pauseLocked waits d on Options.Sleep with the session's lock released.
+// The wait ends early when the simulator closes the socket the event
+// came on (it shuts down, the session ends): nothing waits on a socket
+// that is gone, and a shutdown never waits on a pause.
+func (s *Server) pauseLocked(ms *msgSession, sc *sockConn, d time.Duration) {
+	ms.mu.Unlock()
+	s.opts.Sleep(sc.live, d)
+	ms.mu.Lock()
 }
 
 // agentTextLocked sends an agent message, whole or as chunks. cut >= 0

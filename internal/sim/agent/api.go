@@ -51,6 +51,19 @@ type Reply struct {
 	// of latencyMs of the nodes it played. The server waits this long
 	// before it answers, so clients measure it like real think time.
 	Latency time.Duration
+	// Parts are the messages of a split answer, whose Response joins
+	// them: a node with pauseMs spoke after the turn had spoken. Nil
+	// when the answer is one message. Over web chat each is a message
+	// of its own, the typing indicator off for the pause before it;
+	// debug chat answers Response.
+	Parts []Part
+}
+
+// Part is one message of a split answer and the pause before it (0 for
+// the first).
+type Part struct {
+	Text  string
+	Pause time.Duration
 }
 
 // Metadata is the typed form of the debug-chat metadata object. JSON tags

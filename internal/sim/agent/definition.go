@@ -80,6 +80,9 @@ type node struct {
 	// latency is the simulated time the agent takes to play this node
 	// (latencyMs); the turn's reply waits for the sum over its nodes.
 	latency time.Duration
+	// pause splits a web chat answer before what this node says
+	// (pauseMs): the agent's typing indicator goes off for this long.
+	pause time.Duration
 
 	sets     []setAction
 	calls    []*call
@@ -595,7 +598,19 @@ func (l *loader) functions(v *yaml.Node) {
 	})
 }
 
-// maxNodeLatencyMS bounds a node's latencyMs: an hour.
+// nodeTime reads a node's time in milliseconds (latencyMs, pauseMs), of
+// at most maxNodeLatencyMS. Beyond it the sum of a turn's nodes would
+// overflow a duration; no client waits an hour anyway. (A definition
+// with an error is not served: the value past it is never used.)
+func (l *loader) nodeTime(v *yaml.Node, key string) time.Duration {
+	ms := l.integer(v, key, 0)
+	if ms > maxNodeLatencyMS {
+		l.errorf(v, "%s must be at most %d (an hour), got %d", key, maxNodeLatencyMS, ms)
+	}
+	return time.Duration(ms) * time.Millisecond
+}
+
+// maxNodeLatencyMS bounds a node's latencyMs and pauseMs: an hour.
 const maxNodeLatencyMS = 3_600_000
 
 // defaultLatencyMS is the latency a function event reports when the
@@ -617,16 +632,8 @@ func (l *loader) node(n *node, v *yaml.Node) {
 		}},
 		{"reprompt", func(k, v *yaml.Node) { n.reprompt = l.phrasing(v, "reprompt") }},
 		{"delay", func(k, v *yaml.Node) { n.delay = l.phrasing(v, "delay") }},
-		{"latencyMs", func(k, v *yaml.Node) {
-			ms := l.integer(v, "latencyMs", 0)
-			if ms > maxNodeLatencyMS {
-				// Beyond it the sum of a turn's nodes would overflow a
-				// duration; no debug chat waits an hour anyway.
-				l.errorf(v, "latencyMs must be at most %d (an hour), got %d", maxNodeLatencyMS, ms)
-				ms = 0
-			}
-			n.latency = time.Duration(ms) * time.Millisecond
-		}},
+		{"latencyMs", func(k, v *yaml.Node) { n.latency = l.nodeTime(v, "latencyMs") }},
+		{"pauseMs", func(k, v *yaml.Node) { n.pause = l.nodeTime(v, "pauseMs") }},
 		{"set", func(k, v *yaml.Node) {
 			l.pairs(v, "state key", func(k, v *yaml.Node) {
 				n.sets = append(n.sets, setAction{key: k.Value, val: l.compileValue(v, scopeNode)})

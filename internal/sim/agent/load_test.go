@@ -403,6 +403,11 @@ environments:
 			want: []string{`6:16: latencyMs must be at least 0, got -1`, `8:27: atLeast value must be a number, got "many"`},
 		},
 		{
+			name: "pause past an hour, negative pause",
+			src:  minimal + "    pauseMs: 3600001\n  Other:\n    pauseMs: -5\n  Hour:\n    pauseMs: 3600000\n",
+			want: []string{`6:14: pauseMs must be at most 3600000 (an hour), got 3600001`, `8:14: pauseMs must be at least 0, got -5`},
+		},
+		{
 			name: "intent both as shorthand and in the condition",
 			src:  minimal + "    next:\n      - if: {intent: greet}\n        intent: bye\n        goto: Hello\nintents:\n  greet: {keywords: [hi]}\n  bye: {keywords: [bye]}\n",
 			want: []string{`8:9: a rule's intent is shorthand for if: {intent: ...}, and this rule's if names intents too: write them in one list (any of them holds)`},

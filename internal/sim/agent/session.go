@@ -186,6 +186,16 @@ type turnCtx struct {
 	text     strings.Builder
 	trace    []string
 	reply    Reply
+	// splits are where the text breaks into the messages of a split
+	// answer: a node with pauseMs that spoke after the turn had spoken.
+	splits []split
+}
+
+// split is the start of a message of a split answer in the turn's text
+// (after the space that joins it) and the pause before it.
+type split struct {
+	at    int
+	pause time.Duration
 }
 
 func (t *turnCtx) say(text string) {
@@ -364,6 +374,9 @@ func (s *Session) play(t *turnCtx, n *node) *node {
 	text := ""
 	if !ph.empty() {
 		text = s.pick(ph).render(&sc)
+		if n.pause > 0 && text != "" && t.text.Len() > 0 {
+			t.splits = append(t.splits, split{at: t.text.Len() + 1, pause: n.pause})
+		}
 		t.say(text)
 	}
 	if n.llm != nil {
@@ -595,6 +608,21 @@ func (s *Session) randomString(alphabet string, n int) string {
 	return string(b)
 }
 
+// parts cuts a turn's text into the messages of a split answer, or nil
+// when it has no split.
+func parts(text string, splits []split) []Part {
+	if len(splits) == 0 {
+		return nil
+	}
+	out := make([]Part, 0, len(splits)+1)
+	from, pause := 0, time.Duration(0)
+	for _, sp := range splits {
+		out = append(out, Part{Text: text[from : sp.at-1], Pause: pause})
+		from, pause = sp.at, sp.pause
+	}
+	return append(out, Part{Text: text[from:], Pause: pause})
+}
+
 func (s *Session) now() time.Time {
 	if s.opts.Now != nil {
 		return s.opts.Now()
@@ -607,6 +635,7 @@ func (s *Session) now() time.Time {
 func (s *Session) finish(t *turnCtx) Reply {
 	r := t.reply
 	r.Response = t.text.String()
+	r.Parts = parts(r.Response, t.splits)
 	r.Ended = s.ended
 	md := &r.Metadata
 	md.ASRLangCode, md.TTSLangCode = s.asr, s.tts

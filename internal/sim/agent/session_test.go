@@ -927,3 +927,56 @@ nodes:
 		}
 	}
 }
+
+// billerYAML is an agent whose answer to "my bill" is split: "Let me
+// check." then, after a pause, the bill (pauseMs on the node that reads
+// it). A pause before the turn's first words, or on a node that says
+// nothing (or words that render empty), splits nothing, and words
+// without a pause join the message before them.
+const billerYAML = `id: biller
+name: Biller
+start: Hello
+intents:
+  bill: {keywords: [bill]}
+  hours: {keywords: [hours]}
+  blank: {keywords: [blank]}
+routes:
+  - {intent: bill, goto: Check}
+  - {intent: hours, goto: Quiet}
+  - {intent: blank, goto: One}
+nodes:
+  Hello: {say: "Hi.", pauseMs: 500}
+  Check: {say: "Let me check.", goto: Lookup}
+  Lookup: {pauseMs: 300, goto: Bill}
+  Bill: {say: "Your bill is £84.20.", pauseMs: 800, goto: Anything}
+  Anything: {say: "Anything else?", pauseMs: 200}
+  Quiet: {pauseMs: 900, say: "We open at 9.", goto: Plain}
+  Plain: {say: "Closed Sundays."}
+  One: {say: "One.", goto: Blank}
+  Blank: {pauseMs: 100, say: "${state.none}"}
+`
+
+// TestSplitAnswer: a node with pauseMs that speaks after the turn has
+// spoken starts a message of its own, with its pause before it; the
+// reply's Response still joins them all (debug chat's answer).
+func TestSplitAnswer(t *testing.T) {
+	t.Parallel()
+	s := mustLoad(t, "biller.yaml", billerYAML).NewSession(SessionOptions{})
+	if g := s.Start(); g.Parts != nil || g.Response != "Hi." {
+		t.Errorf("greeting: %q, parts %+v", g.Response, g.Parts)
+	}
+	r := s.Turn("my bill", nil)
+	if r.Response != "Let me check. Your bill is £84.20. Anything else?" {
+		t.Errorf("response %q", r.Response)
+	}
+	want := []Part{{Text: "Let me check."}, {Text: "Your bill is £84.20.", Pause: 800 * time.Millisecond}, {Text: "Anything else?", Pause: 200 * time.Millisecond}}
+	if !slices.Equal(r.Parts, want) {
+		t.Errorf("parts %+v, want %+v", r.Parts, want)
+	}
+	if r := s.Turn("hours", nil); r.Parts != nil || r.Response != "We open at 9. Closed Sundays." {
+		t.Errorf("a pause before the first words, words without one after them: %q, parts %+v", r.Response, r.Parts)
+	}
+	if r := s.Turn("blank", nil); r.Parts != nil || r.Response != "One." {
+		t.Errorf("a pause before words that render empty: %q, parts %+v", r.Response, r.Parts)
+	}
+}
