@@ -241,7 +241,10 @@ func deploymentLabel(d *Deployment) string {
 //	             interval: {lower, upper, level}, verdicts, quarantined,
 //	             retried, mixed, runs_by_report: [{passed, failed,
 //	             errored}], flips, regressed, unsteady,
-//	             older: {passed, retried, failed}, newer: {...}, worse}]
+//	             older: {passed, retried, failed}, newer: {...}, worse,
+//	             scores: [{key, to, not, n, pos, min, scores_by_report,
+//	             older, newer, near, drifting}]}]
+//	drifting   [{file, name, key, to, not, n}]
 //	regressed  [{file, name, passed_in, failed_in,        (report indexes, 0-based)
 //	             passed_on, failed_on}]                   ({agent, env, id, version} or null)
 //	targets    [{reports, target: {name, build_url, runtime_url,
@@ -267,7 +270,16 @@ func deploymentLabel(d *Deployment) string {
 // reports of a changed deployment aside): passed clean, passed only on a
 // retry after failing, failed (inconclusive too); worse is true when a
 // larger share of the newer half's failed, or as large a share failed and
-// a larger one passed only on a retry.
+// a larger one passed only on a retry. A scenario's scores are its
+// similar matchers (key, to, not and n, the matcher's place among the
+// scenario's matchers of that key and text, identify one across reports;
+// pos and min are the newest report's): scores_by_report has one entry
+// per report, the score (a repeated case's median over its runs), or null
+// where it was not scored; older and newer are the medians of each half
+// (null where the half scored it in no report); near is true when
+// newer is passing within 0.05 of min; drifting when newer moved toward
+// min by more than 0.05, or at all while near, and the newest score
+// still passes. drifting lists those matchers, in order.
 const SchemaV1 = "agenttest/history/v1"
 
 type jsonHistory struct {

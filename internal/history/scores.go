@@ -48,10 +48,11 @@ type Matcher struct {
 	Older, Newer       float64
 	HasOlder, HasNewer bool
 	Latest             *Scored
-	// Drifting is set when its newer half moved toward its threshold
-	// (Latest's) and it still passes in the newest report that scored it:
-	// by more than assert.NearMargin, or at all when the newer half's
-	// median is within assert.NearMargin of the threshold (Near).
+	// Near is set when the newer half's median passes by less than
+	// assert.NearMargin at Latest's threshold. Drifting is set when the
+	// newer half moved toward that threshold and the matcher still passes
+	// in the newest report that scored it: by more than
+	// assert.NearMargin, or at all when Near.
 	Drifting, Near bool
 }
 
@@ -136,7 +137,11 @@ func (m *Matcher) trend(reports []*Report, older, newer []int) {
 	}
 	m.Older, m.HasOlder = m.median(reports, older)
 	m.Newer, m.HasNewer = m.median(reports, newer)
-	if m.Latest == nil || !m.HasOlder || !m.HasNewer || !m.score(m.Latest.Score).Passed() {
+	if m.Latest == nil || !m.HasNewer {
+		return
+	}
+	m.Near = m.score(m.Newer).Near()
+	if !m.HasOlder || !m.score(m.Latest.Score).Passed() {
 		return
 	}
 	// toward is how far the newer half moved toward the threshold: down,
@@ -145,7 +150,6 @@ func (m *Matcher) trend(reports []*Report, older, newer []int) {
 	if m.Not {
 		toward = -toward
 	}
-	m.Near = m.score(m.Newer).Near()
 	m.Drifting = toward > assert.NearMargin || toward > 0 && m.Near
 }
 
