@@ -52,6 +52,7 @@ func TestDrifting(t *testing.T) {
 		{name: "a negated matcher fails in the newest report", nights: [][]assert.Score{{not(0.1)}, {not(0.1)}, {not(0.3)}, {not(0.5)}}},
 		{name: "the drop is a changed deployment's", nights: [][]assert.Score{{sim(0.95, 0.6)}, {sim(0.95, 0.6)}, {sim(0.95, 0.6)}, {sim(0.7, 0.6)}}, changed: 4},
 		{name: "not scored in the older half", nights: [][]assert.Score{nil, nil, {sim(0.7, 0.6)}, {sim(0.62, 0.6)}}},
+		{name: "a negated matcher not scored in the older half", nights: [][]assert.Score{nil, nil, {not(0.3)}, {not(0.4)}}},
 		{name: "not scored in the newer half", nights: [][]assert.Score{{sim(0.9, 0.6)}, {sim(0.9, 0.6)}, nil, nil}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -73,6 +74,10 @@ func TestDrifting(t *testing.T) {
 			}
 			if strings.Contains(text.String(), "closer to the threshold") != tc.drifting {
 				t.Errorf("text view:\n%s", text.String())
+			}
+			// A negated matcher passes below its threshold.
+			if want := map[bool]string{false: "≥ 0.60", true: "< 0.50"}[m.Not]; !strings.Contains(text.String(), "  "+want+"  ") {
+				t.Errorf("text view lacks the threshold %s:\n%s", want, text.String())
 			}
 		})
 	}
@@ -140,5 +145,21 @@ func TestReadScores(t *testing.T) {
 		"retried [{response hi false 0}] [{a.yaml:7:3 0.8500000000000001 0.6}], old [] []"
 	if strings.Join(got, ", ") != want {
 		t.Errorf("cases read\n%s\nwant\n%s", strings.Join(got, ", "), want)
+	}
+}
+
+// TestScoresEscaped: a matcher's line quotes its scenario's file and
+// name as every line of the history does, escaped: the files are
+// anyone's, and a terminal would obey a control sequence among them.
+func TestScoresEscaped(t *testing.T) {
+	t.Parallel()
+	r := scoredReport(t, 1, false, assert.Score{Key: "response", To: "hi\x1b[2J", Score: 0.9, Min: 0.5})
+	r.Cases[0].Name = "s\x1b]0;owned\x07"
+	var text strings.Builder
+	if err := WriteText(&text, Build([]*Report{r})); err != nil {
+		t.Fatal(err)
+	}
+	if strings.ContainsAny(text.String(), "\x1b\x07") || !strings.Contains(text.String(), `a.yaml: s\x1b]0;owned\a: similar "hi\x1b[2J"`) {
+		t.Errorf("the matcher's line is not escaped:\n%q", text.String())
 	}
 }
