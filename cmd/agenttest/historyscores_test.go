@@ -36,23 +36,25 @@ scenarios:
           response: {similar: {to: "Hello, how can I help you today?", min: 0.8}}
 `
 
-// dropScores edits a report into one written before scores were kept.
-func dropScores(doc map[string]any) {
-	var walk func(v any)
-	walk = func(v any) {
-		switch v := v.(type) {
-		case map[string]any:
-			delete(v, "scores")
-			for _, e := range v {
-				walk(e)
-			}
-		case []any:
-			for _, e := range v {
-				walk(e)
-			}
+// eachObject calls f on every object of the decoded JSON v, outermost
+// first.
+func eachObject(v any, f func(map[string]any)) {
+	switch v := v.(type) {
+	case map[string]any:
+		f(v)
+		for _, e := range v {
+			eachObject(e, f)
+		}
+	case []any:
+		for _, e := range v {
+			eachObject(e, f)
 		}
 	}
-	walk(doc)
+}
+
+// dropScores edits a report into one written before scores were kept.
+func dropScores(doc map[string]any) {
+	eachObject(doc, func(o map[string]any) { delete(o, "scores") })
 }
 
 // TestHistoryFollowsSimilarScores runs four nights against the embedded
@@ -175,23 +177,11 @@ func TestHistoryScoresShowNoKey(t *testing.T) {
 	newCLI(t, dir, nil, "run", "suites", "--sim-agents", "agents", "--seed", "1", "--json", "run.json").expect(t, exitOK)
 	const key = "sk-live-0123456789abcdefXYZ"
 	copyReport(t, filepath.Join(dir, "run.json"), filepath.Join(dir, "keyed.json"), func(doc map[string]any) {
-		var walk func(v any)
-		walk = func(v any) {
-			switch v := v.(type) {
-			case map[string]any:
-				if to, ok := v["to"].(string); ok {
-					v["to"] = to + " " + key
-				}
-				for _, e := range v {
-					walk(e)
-				}
-			case []any:
-				for _, e := range v {
-					walk(e)
-				}
+		eachObject(doc, func(o map[string]any) {
+			if to, ok := o["to"].(string); ok {
+				o["to"] = to + " " + key
 			}
-		}
-		walk(doc)
+		})
 	})
 	if err := os.Remove(filepath.Join(dir, "run.json")); err != nil {
 		t.Fatal(err)
@@ -204,10 +194,8 @@ func TestHistoryScoresShowNoKey(t *testing.T) {
 		if !strings.Contains(out, "how can I help you today? "+secret.Mask) {
 			t.Errorf("%s: the matcher's text is not in the history, masked: the test tests nothing\n%s", args, out)
 		}
-		for _, form := range secret.Forms(key) {
-			if strings.Contains(out, form) {
-				t.Errorf("%s: the history shows the key as %q:\n%s", args, form, out)
-			}
+		if f := keyIn(out, secret.Forms(key)); f != "" {
+			t.Errorf("%s: the history shows the key as %q:\n%s", args, f, out)
 		}
 	}
 }
