@@ -27,7 +27,10 @@ and failed within one report (the agent's answers vary; how many runs
 failed in each such report), the scenarios still not failing last that
 did worse in the newer half of the reports than in the older (a larger
 share of their verdicts failed, or passed only on a retry: the middle
-report of an odd number in neither half), the reports the platform, the
+report of an odd number in neither half), the similar matchers closer
+to their threshold in the newer half than in the older while still
+passing (the median of their scores moved toward it by more than 0.05,
+or to within 0.05 of it), the reports the platform, the
 network or the run kept from a verdict on the agent, and the scenarios that went
 from passing to failing, each with the deployment of its agent in the
 report it last passed in and in the one it failed in (the same id: the
@@ -39,6 +42,13 @@ counted once, with a note on stderr naming the files. Reports of more
 than one target (another target name, workspace, environment or platform
 URL, as merge tells shards apart) are said to be under the reports, each
 target with its reports: every scenario's record folds them together.
+
+Each similar matcher's score is listed report by report (a repeated
+case's median over its runs, a retried case's deciding attempt's; · in
+a report that did not score it, such as one written before scores were
+kept). A matcher is its scenario, what it checks and the text it
+compares with, not its line: moved by an edit above it, it keeps its
+record; its text edited, it starts a new one.
 
 A report that cannot be read (cut short, not a JSON report) is named on
 stderr with its file:line:col and left out: the history of the others

@@ -142,6 +142,11 @@ type Case struct {
 	// Passed, Failed and Errored count its runs: the repeat's for a
 	// repeated scenario, the attempts' otherwise.
 	Passed, Failed, Errored int
+	// MatcherKeys are its similar matchers that scored, Scores their
+	// scores (one each, in order): none in a report written before
+	// scores were kept.
+	MatcherKeys []MatcherKey
+	Scores      []Scored
 }
 
 // Tally counts a scenario's runs in one report.
@@ -214,6 +219,9 @@ type Scenario struct {
 	// often only on a retry, shows here before it fails.
 	Older, Newer Trend
 	Worse        bool
+	// Matchers are its similar matchers' scores over the reports, in
+	// the order they were first scored: none when no report kept any.
+	Matchers []*Matcher
 }
 
 // Trend counts a scenario's verdicts in some reports: clean passes,
@@ -325,6 +333,7 @@ func Build(reports []*Report) *History {
 			}
 			t := s.ByReport[i]
 			t.Passed, t.Failed, t.Errored = t.Passed+c.Passed, t.Failed+c.Failed, t.Errored+c.Errored
+			s.addScores(c, i, len(reports))
 			if d := r.deployment(c.Agent, c.Env); d != nil {
 				deployed[s] = append(deployed[s], on{i, d})
 			}
@@ -334,6 +343,9 @@ func Build(reports []*Report) *History {
 	for _, s := range h.Scenarios {
 		s.Older, s.Newer = s.trend(reports, older), s.trend(reports, newer)
 		s.Worse = s.Newer.worseThan(s.Older)
+		for _, m := range s.Matchers {
+			m.trend(reports, older, newer)
+		}
 		s.Lower, s.Upper = 0, 1
 		if n := s.Passed + s.Failed; n > 0 {
 			s.Lower, s.Upper = stats.Binomial(s.Passed, n, 1-(1-Level)/2)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -655,7 +656,7 @@ func TestReadChecks(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []Case{{File: "a.yaml", Name: "x", Verdict: VerdictPassed, Passed: 1}, {File: "(checks)", Name: "alert gate", Verdict: VerdictFailed, Failed: 1}}
-	if !slices.Equal(r.Cases, want) {
+	if !reflect.DeepEqual(r.Cases, want) {
 		t.Errorf("cases %+v, want %+v", r.Cases, want)
 	}
 }

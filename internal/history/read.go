@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agenttest/agenttest/internal/assert"
+	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/report"
 	"github.com/agenttest/agenttest/internal/result"
 )
@@ -67,12 +69,27 @@ type jsonCase struct {
 		Failed   *int   `json:"failed"`
 		Errored  int    `json:"errored"`
 		Runs     int    `json:"runs"`
+		// Scores are the spreads of its similar matchers over the
+		// runs: history reads their medians.
+		Scores []struct {
+			Pos    diag.Pos `json:"pos"`
+			Key    string   `json:"key"`
+			To     string   `json:"to"`
+			Min    float64  `json:"min"`
+			Not    bool     `json:"not"`
+			Median float64  `json:"median"`
+		} `json:"scores"`
 	} `json:"repeat"`
 	Quarantine *struct {
 		Lapsed bool `json:"lapsed"`
 	} `json:"quarantine"`
 	Attempts []struct {
 		Status string `json:"status"`
+		// Turns are read for their scores alone: the rest of a
+		// transcript is skipped.
+		Turns []struct {
+			Scores []assert.Score `json:"scores"`
+		} `json:"turns"`
 	} `json:"attempts"`
 }
 
@@ -200,6 +217,11 @@ func (c jsonCase) read(file string) Case {
 		if rp.Decision == string(VerdictInconclusive) {
 			out.Verdict = VerdictInconclusive
 		}
+		var medians []assert.Score
+		for _, sp := range rp.Scores {
+			medians = append(medians, assert.Score{Pos: sp.Pos, Key: sp.Key, To: sp.To, Min: sp.Min, Not: sp.Not, Score: sp.Median})
+		}
+		out.MatcherKeys, out.Scores = caseScores(medians)
 		out.Passed, out.Errored = rp.Passed, rp.Errored
 		if rp.Failed != nil {
 			out.Failed = *rp.Failed
@@ -209,6 +231,15 @@ func (c jsonCase) read(file string) Case {
 			out.Failed = rp.Runs - rp.Passed - rp.Errored
 		}
 		return out
+	}
+	if n := len(c.Attempts); n > 0 {
+		// The last attempt decided the case: a retried one's scores
+		// are not the run's.
+		var scores []assert.Score
+		for _, t := range c.Attempts[n-1].Turns {
+			scores = append(scores, t.Scores...)
+		}
+		out.MatcherKeys, out.Scores = caseScores(scores)
 	}
 	for _, a := range c.Attempts {
 		switch a.Status {

@@ -134,6 +134,7 @@ func WriteText(w io.Writer, h *History) error {
 	}
 	tw.Flush()
 	b.WriteString("\nruns: passed + failed (+ errored, not counted); verdicts: ✓ passed, " + retriedMark + " passed on a retry after failing, ✗ failed, ? inconclusive, E errored, · not run\n")
+	writeScores(&b, h)
 	if un := h.Unsteady(); len(un) > 0 {
 		fmt.Fprintf(&b, "passed and failed in one run: the agent's answers vary (%d):\n", len(un))
 		for _, s := range un {
@@ -169,6 +170,7 @@ func WriteText(w io.Writer, h *History) error {
 			fmt.Fprintf(&b, "  %s: older %s; newer %s\n", escape.Line(s.File+": "+s.Name), s.Older, s.Newer)
 		}
 	}
+	writeDrifting(&b, h)
 	if kept := h.Kept(); len(kept) > 0 {
 		fmt.Fprintf(&b, "kept from a verdict on the agent (the platform, the network or the run, not the agent): %d of %d %s: %s\n",
 			len(kept), len(h.Reports), plural(len(h.Reports), "report", "reports"), numbers(kept))
@@ -239,7 +241,10 @@ func deploymentLabel(d *Deployment) string {
 //	             interval: {lower, upper, level}, verdicts, quarantined,
 //	             retried, mixed, runs_by_report: [{passed, failed,
 //	             errored}], flips, regressed, unsteady,
-//	             older: {passed, retried, failed}, newer: {...}, worse}]
+//	             older: {passed, retried, failed}, newer: {...}, worse,
+//	             scores: [{key, to, not, n, pos, min, scores_by_report,
+//	             older, newer, near, drifting}]}]
+//	drifting   [{file, name, key, to, not, n}]
 //	regressed  [{file, name, passed_in, failed_in,        (report indexes, 0-based)
 //	             passed_on, failed_on}]                   ({agent, env, id, version} or null)
 //	targets    [{reports, target: {name, build_url, runtime_url,
@@ -265,7 +270,16 @@ func deploymentLabel(d *Deployment) string {
 // reports of a changed deployment aside): passed clean, passed only on a
 // retry after failing, failed (inconclusive too); worse is true when a
 // larger share of the newer half's failed, or as large a share failed and
-// a larger one passed only on a retry.
+// a larger one passed only on a retry. A scenario's scores are its
+// similar matchers (key, to, not and n, the matcher's place among the
+// scenario's matchers of that key and text, identify one across reports;
+// pos and min are the newest report's): scores_by_report has one entry
+// per report, the score (a repeated case's median over its runs), or null
+// where it was not scored; older and newer are the medians of each half
+// (null where the half scored it in no report); near is true when
+// newer is passing within 0.05 of min; drifting when newer moved toward
+// min by more than 0.05, or at all while near, and the newest score
+// still passes. drifting lists those matchers, in order.
 const SchemaV1 = "agenttest/history/v1"
 
 type jsonHistory struct {
@@ -273,6 +287,7 @@ type jsonHistory struct {
 	Reports   []jsonReportRef `json:"reports"`
 	Scenarios []jsonScenario  `json:"scenarios"`
 	Regressed []jsonRegressed `json:"regressed"`
+	Drifting  []jsonDrifting  `json:"drifting"`
 	Kept      []int           `json:"kept"`
 	Targets   []jsonTarget    `json:"targets"`
 }
@@ -303,25 +318,26 @@ type jsonCounts struct {
 }
 
 type jsonScenario struct {
-	File        string       `json:"file"`
-	Name        string       `json:"name"`
-	Runs        int          `json:"runs"`
-	Passed      int          `json:"passed"`
-	Failed      int          `json:"failed"`
-	Errored     int          `json:"errored"`
-	PassRate    *float64     `json:"pass_rate"`
-	Interval    jsonInterval `json:"interval"`
-	Verdicts    []*string    `json:"verdicts"`
-	Quarantined []bool       `json:"quarantined"`
-	Retried     []bool       `json:"retried"`
-	Mixed       []bool       `json:"mixed"`
-	ByReport    []*jsonTally `json:"runs_by_report"`
-	Flips       int          `json:"flips"`
-	Regressed   bool         `json:"regressed"`
-	Unsteady    bool         `json:"unsteady"`
-	Older       jsonTrend    `json:"older"`
-	Newer       jsonTrend    `json:"newer"`
-	Worse       bool         `json:"worse"`
+	File        string        `json:"file"`
+	Name        string        `json:"name"`
+	Runs        int           `json:"runs"`
+	Passed      int           `json:"passed"`
+	Failed      int           `json:"failed"`
+	Errored     int           `json:"errored"`
+	PassRate    *float64      `json:"pass_rate"`
+	Interval    jsonInterval  `json:"interval"`
+	Verdicts    []*string     `json:"verdicts"`
+	Quarantined []bool        `json:"quarantined"`
+	Retried     []bool        `json:"retried"`
+	Mixed       []bool        `json:"mixed"`
+	ByReport    []*jsonTally  `json:"runs_by_report"`
+	Flips       int           `json:"flips"`
+	Regressed   bool          `json:"regressed"`
+	Unsteady    bool          `json:"unsteady"`
+	Older       jsonTrend     `json:"older"`
+	Newer       jsonTrend     `json:"newer"`
+	Worse       bool          `json:"worse"`
+	Scores      []jsonMatcher `json:"scores"`
 }
 
 type jsonTrend struct {
@@ -368,7 +384,7 @@ func deploymentJSON(d *Deployment) *jsonDeployment {
 
 // WriteJSON writes the history as one JSON document (SchemaV1).
 func WriteJSON(w io.Writer, h *History) error {
-	doc := jsonHistory{Schema: SchemaV1, Reports: []jsonReportRef{}, Scenarios: []jsonScenario{}, Regressed: []jsonRegressed{}, Kept: h.Kept(), Targets: []jsonTarget{}}
+	doc := jsonHistory{Schema: SchemaV1, Reports: []jsonReportRef{}, Scenarios: []jsonScenario{}, Regressed: []jsonRegressed{}, Kept: h.Kept(), Targets: []jsonTarget{}, Drifting: []jsonDrifting{}}
 	if doc.Kept == nil {
 		doc.Kept = []int{}
 	}
@@ -389,6 +405,7 @@ func WriteJSON(w io.Writer, h *History) error {
 		if v, ok := s.Rate(); ok {
 			js.PassRate = &v
 		}
+		js.Scores = matchersJSON(s)
 		for _, t := range s.ByReport {
 			var jt *jsonTally
 			if t != nil {
@@ -409,6 +426,10 @@ func WriteJSON(w io.Writer, h *History) error {
 			doc.Regressed = append(doc.Regressed, jsonRegressed{File: s.File, Name: s.Name, PassedIn: s.PassedIn, FailedIn: s.FailedIn,
 				PassedOn: deploymentJSON(s.PassedOn), FailedOn: deploymentJSON(s.FailedOn)})
 		}
+	}
+	for _, d := range h.Drifting() {
+		m := d.Matcher
+		doc.Drifting = append(doc.Drifting, jsonDrifting{File: d.Scenario.File, Name: d.Scenario.Name, Key: m.Key, To: m.To, Not: m.Not, N: m.N})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
