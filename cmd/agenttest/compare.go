@@ -379,6 +379,9 @@ func cmdCompare(ctx context.Context, st *State, args []string) error {
 		// as run's report does, for the gate to refuse it.
 		c.Rerun = o.rerunResult()
 	}
+	// A filter narrows both sides, a report side being cut to what the
+	// running side selected: the comparison is of that subset.
+	c.Filter = o.filterResult()
 
 	var out bytes.Buffer
 	if err := compare.WriteText(&out, c, compare.TextOptions{Color: useColor(st, o.noColor) && st.StdoutTTY, Verbose: o.verbose}); err != nil {
@@ -730,7 +733,7 @@ func (o *compareOptions) runSides(ctx context.Context, st *State, all []*side) e
 			if err != nil {
 				return fmt.Errorf("%s: run: %w", s.label, err)
 			}
-			res.Rerun = o.rerunResult()
+			res.Rerun, res.Filter = o.rerunResult(), o.filterResult()
 			s.res, s.state = res, res.RunStatus()
 			sum := report.Summarize(res)
 			fmt.Fprintf(st.Stdout, "%s %s: %d passed, %d failed, %d errored, %d skipped in %s: %s\n", s.label, s.spec,
