@@ -61,6 +61,8 @@ func TestGateFilteredRun(t *testing.T) {
 		// pipeline's intent, whatever the gate states.
 		{name: "FILE:LINE", args: []string{"--name", "says goodbye", at("line.json")}, code: exitFailed, want: []string{
 			"gate: the run selected its scenarios with suites/booking.yaml:22, leaving out 1 scenario of its files, and the gate states --name \"says goodbye\""}},
+		{name: "FILE:LINE, nothing stated", args: []string{at("line.json")}, code: exitFailed, want: []string{
+			"gate: the run selected its scenarios with suites/booking.yaml:22, leaving out 1 scenario of its files, and the gate states no filter"}},
 		// A stated filter asks for no subset: the whole selection passes.
 		{name: "whole selection, a filter stated", args: []string{"--tags", "@smoke", at("all.json")}, code: exitOK, want: []string{"tested 2 cases: 2 passed\n  restaurant in sandbox", "gate: passed"}},
 	} {
@@ -116,6 +118,11 @@ func TestGateFilteredComparison(t *testing.T) {
 		"\n  selected with --name \"offers a booking\": 5 scenarios of its files left out\n",
 		"gate: the comparison selected its scenarios with --name \"offers a booking\", leaving out 5 scenarios of its files, and the gate states no filter: it tested a subset, not the whole selection; gate a comparison of the whole selection")
 	newCLI(t, repoRoot, preRelease, "gate", "--name", "offers a booking", at("named.json")).expect(t, exitOK, "gate: passed")
+	// Each side that ran records the filter, as its run report would.
+	type side struct{ Filter *struct{ Name string } }
+	if doc := decodeFile[struct{ Baseline, Candidate side }](t, at("named.json")); doc.Baseline.Filter == nil || doc.Candidate.Filter == nil || doc.Candidate.Filter.Name != "offers a booking" {
+		t.Errorf("the sides' filters: %+v %+v", doc.Baseline.Filter, doc.Candidate.Filter)
+	}
 
 	newCLI(t, repoRoot, nil, "run", "examples/compare", "--env", "pre-release", "--name", "offers a booking", "--json", at("cand.json")).expect(t, exitOK)
 	compareCLI(t, repoRoot, nil, "compare", "--baseline", "live", "--candidate", at("cand.json"), "examples/compare/restaurant.yaml", "--allow-live",
