@@ -31,7 +31,8 @@ Decides, right before a promotion, whether a JSON report (agenttest run
 promoted. It passes (exit 0) only when all of these hold:
 
   - the report's run passed: not failed, errored, interrupted or empty
-    (for a comparison: nothing regressed), and not on quarantined cases
+    (for a comparison: nothing regressed, and no scenario only on the
+    candidate failed or errored there), and not on quarantined cases
     alone (for a comparison: it compared a scenario not quarantined);
   - the report holds together: its status is the one its cases give
     (for a comparison: its pairs and sides), and it records a deployment

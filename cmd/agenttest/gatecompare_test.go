@@ -415,6 +415,10 @@ func TestGateComparisonCountsFollowPairs(t *testing.T) {
 	dir := t.TempDir()
 	base, out := filepath.Join(dir, "base.json"), filepath.Join(dir, "c.json")
 	newCLI(t, repoRoot, nil, "run", "examples/compare", "--env", "pre-release", "--name", "offers a booking", "--json", base).expect(t, exitOK)
+	// A baseline narrowed otherwise than the comparison is refused
+	// (TestGateFilteredComparison); as a report of an agenttest that did
+	// not record its filter, it holds no scenario the candidate runs.
+	editReport(t, base, func(doc map[string]any) { delete(doc, "filter") })
 	compareCLI(t, repoRoot, nil, "compare", "--baseline", base, "--candidate", "pre-release", "examples/compare",
 		"--name", "answers menu", "--json", out).expect(t, exitEmpty, "status: empty")
 	// The baseline report says the environment it tested: a baseline of

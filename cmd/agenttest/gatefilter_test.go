@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -124,9 +125,65 @@ func TestGateFilteredComparison(t *testing.T) {
 		t.Errorf("the sides' filters: %+v %+v", doc.Baseline.Filter, doc.Candidate.Filter)
 	}
 
+	// A baseline report of a filtered run holds only its subset: every
+	// other scenario would be only on the candidate, never regressed.
+	// Before, the comparison passed (5 on one side only) and so did the
+	// gate. It is refused as a shard's report is, unless the comparison
+	// selects the same scenarios (and records that filter).
+	newCLI(t, repoRoot, nil, "run", "examples/compare", "--env", "live", "--allow-live", "--name", "offers a booking", "--json", at("base.json")).expect(t, exitOK)
+	compareCLI(t, repoRoot, nil, "compare", "--baseline", at("base.json"), "--candidate", "pre-release", "examples/compare",
+		"--json", at("c.json")).expect(t, exitUsage,
+		"--baseline "+at("base.json")+" is the report of a run narrowed by --name \"offers a booking\" (5 scenarios of its files left out): it holds only those cases, and every other scenario would show as only on the candidate, never as regressed; compare with the report of a run of the whole selection, or select the same scenarios here")
+	compareCLI(t, repoRoot, nil, "compare", "--baseline", at("base.json"), "--candidate", "pre-release", "examples/compare",
+		"--name", "offers a booking", "--json", at("c.json")).expect(t, exitOK, "1 changed")
+	newCLI(t, repoRoot, preRelease, "gate", "--name", "offers a booking", at("c.json")).expect(t, exitOK, "gate: passed")
+
 	newCLI(t, repoRoot, nil, "run", "examples/compare", "--env", "pre-release", "--name", "offers a booking", "--json", at("cand.json")).expect(t, exitOK)
 	compareCLI(t, repoRoot, nil, "compare", "--baseline", "live", "--candidate", at("cand.json"), "examples/compare/restaurant.yaml", "--allow-live",
 		"--name", "/a/", "--json", at("stored.json")).expect(t, exitOK)
 	newCLI(t, repoRoot, preRelease, "gate", "--name", "/a/", at("stored.json")).expect(t, exitFailed,
 		"gate: the comparison's candidate, report "+at("cand.json")+", selected its scenarios with --name \"offers a booking\", leaving out 5 scenarios of its files, and the gate states --name \"/a/\"")
+}
+
+// TestGateOnlyOnCandidateFailed: a baseline report from before a
+// scenario was written lacks it, and the comparison regresses only what
+// the baseline passed: the candidate failing the new scenario passed the
+// comparison ("1 only on the candidate; the candidate's 6 cases: 5
+// passed, 1 failed") and the gate. Nothing says live fails it too, so
+// the gate refuses, naming it.
+func TestGateOnlyOnCandidateFailed(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	at := func(name string) string { return filepath.Join(dir, name) }
+	suite, err := os.ReadFile(filepath.Join(repoRoot, "examples/compare/restaurant.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The suite before its nut-free scenario (which pre-release fails)
+	// was written: the baseline's run.
+	cut := strings.Index(string(suite), "  - name: says the kitchen is nut-free")
+	next := strings.Index(string(suite), "  - name: tells callers when the restaurant closes")
+	if cut < 0 || next < cut {
+		t.Fatal("examples/compare/restaurant.yaml has moved on: update the test")
+	}
+	for _, v := range []struct{ dir, text string }{
+		{"before", string(suite[:cut]) + string(suite[next:])},
+		{"now", string(suite)},
+	} {
+		if err := os.MkdirAll(filepath.Join(dir, v.dir, "suites"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, v.dir, "suites", "restaurant.yaml"), []byte(v.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	newCLI(t, filepath.Join(dir, "before"), nil, "run", "suites", "--env", "live", "--allow-live", "--json", at("live.json")).expect(t, exitFailed)
+	compareCLI(t, filepath.Join(dir, "now"), nil, "compare", "--baseline", at("live.json"), "--candidate", "pre-release", "suites",
+		"--json", at("c.json")).expect(t, exitOK, "status: passed")
+	out := newCLI(t, dir, preRelease, "gate", at("c.json")).expect(t, exitFailed,
+		"the candidate's 6 cases: 5 passed, 1 failed\n",
+		"gate: 1 scenario only on the candidate failed or errored there (suites/restaurant.yaml:23:5 says the kitchen is nut-free): the baseline did not run it, so nothing says live fails it too, and the comparison passed over it; compare with a baseline that runs every scenario of the candidate\n")
+	if strings.Count(out, "only on the candidate failed") != 1 {
+		t.Errorf("the reason is said more than once:\n%s", out)
+	}
 }

@@ -118,6 +118,12 @@ type Evidence struct {
 	// the report's cases ran in and of which it records no deployment:
 	// a run records one for each, so its evidence was cut.
 	Unrecorded []string
+	// Unbased lists, as "FILE:LINE NAME", the scenarios of a comparison
+	// that failed or errored on the candidate and are not on the
+	// baseline: no baseline says live fails them too, so nothing tells
+	// a known failure from a regression, and the comparison, which
+	// regresses only what the baseline passed, passes over them.
+	Unbased []string
 }
 
 // StoredRun is the run of a stored report a comparison's side read.
@@ -225,6 +231,10 @@ func Check(ev Evidence, o Options, active map[Key]Active) Decision {
 		}
 		refuse("the report says its %s %s, but its %s say %s%s: the status does not follow from the report (an edited report, or one another tool wrote); run the tests again",
 			ev.What, ev.Status, of, ev.Derived, why)
+	}
+	if n := len(ev.Unbased); n > 0 {
+		refuse("%d %s only on the candidate failed or errored there (%s): the baseline did not run %s, so nothing says live fails %s too, and the comparison passed over %s; compare with a baseline that runs every scenario of the candidate",
+			n, plural(n, "scenario", "scenarios"), strings.Join(ev.Unbased, "; "), plural(n, "it", "them"), plural(n, "it", "them"), plural(n, "it", "them"))
 	}
 	for _, u := range ev.Unrecorded {
 		refuse("%s: cases ran there, but the report records no deployment of it (a run records one for every agent and environment its cases talk to): an edited report; run the tests again", u)
@@ -639,6 +649,9 @@ func FromComparison(path string, c *compare.Comparison) Evidence {
 			ev.Quarantined++
 		} else {
 			ev.Cases[cc.Status]++
+		}
+		if !p.Quarantined && p.Class == compare.OnlyCandidate && cc.Status >= result.Failed {
+			ev.Unbased = append(ev.Unbased, fmt.Sprintf("%s %s", p.Pos, p.Name))
 		}
 		if !p.Quarantined && p.Class.Compared() {
 			ev.Gating++

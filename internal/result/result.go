@@ -167,6 +167,12 @@ func (f *Filter) String() string {
 	return strings.Join(parts, " ")
 }
 
+// Same reports whether g, a filter or nil (none), narrows a selection as
+// f does: the same --tags, --name and FILE:LINE arguments.
+func (f *Filter) Same(g *Filter) bool {
+	return g != nil && f.Tags == g.Tags && f.Name == g.Name && slices.Equal(f.At, g.At)
+}
+
 // Rerun records the report a --rerun-failed run ran the failures of.
 type Rerun struct {
 	// Of is the report as given on the command line; Failed the number
