@@ -298,8 +298,8 @@ func readEvidence(st *State, path string) (gate.Evidence, error) {
 // comparison, its candidate's), whose id the promote step takes with
 // another tool (jq, docs/promoting.md).
 var gatedMembers = [][]any{
-	{}, {"run"}, {"target"}, {"shard"}, {"rerun"}, {"deployments", jsonkind.AnyIndex},
-	{"candidate"}, {"candidate", "run"}, {"candidate", "target"}, {"candidate", "shard"}, {"candidate", "rerun"},
+	{}, {"run"}, {"target"}, {"shard"}, {"rerun"}, {"filter"}, {"deployments", jsonkind.AnyIndex},
+	{"candidate"}, {"candidate", "run"}, {"candidate", "target"}, {"candidate", "shard"}, {"candidate", "rerun"}, {"candidate", "filter"},
 	{"candidate", "deployments", jsonkind.AnyIndex},
 }
 

@@ -76,6 +76,11 @@ func TestGateFilteredRun(t *testing.T) {
 			}
 		})
 	}
+	// The filter is read as the deployments are: a member named again,
+	// ignoring case, makes it no report (jq would read the other name).
+	twice := nameAgain(t, at("name.json"), `"Name": "", `, `"filter": {`)
+	newCLI(t, dir, simEnv(s), "gate", "--name", "says goodbye", twice).expect(t, exitUsage,
+		": not a JSON report: filter.name: the object names this member a second time")
 	if doc := decodeFile[struct {
 		Filter *struct {
 			Tags, Name string
@@ -143,6 +148,8 @@ func TestGateFilteredComparison(t *testing.T) {
 		"--name", "/a/", "--json", at("stored.json")).expect(t, exitOK)
 	newCLI(t, repoRoot, preRelease, "gate", "--name", "/a/", at("stored.json")).expect(t, exitFailed,
 		"gate: the comparison's candidate, report "+at("cand.json")+", selected its scenarios with --name \"offers a booking\", leaving out 5 scenarios of its files, and the gate states --name \"/a/\"")
+	twice := nameAgain(t, at("stored.json"), `"Name": "x", `, `"candidate": {`, `"filter": {`)
+	newCLI(t, repoRoot, preRelease, "gate", twice).expect(t, exitUsage, ": not a JSON report: candidate.filter.name: the object names this member a second time")
 }
 
 // TestGateOnlyOnCandidateFailed: a baseline report from before a
