@@ -43,8 +43,9 @@ pre-release. Each SIDE is one of:
                 would test nothing in live)
   FILE.json     a JSON report of an earlier run (agenttest run --json); a
                 baseline report of one shard (--shard), of a
-                --rerun-failed run or of a merge --force is refused: it
-                holds part of a selection
+                --rerun-failed run, of a merge --force, or of a run
+                narrowed by --tags, --name or FILE:LINE other than this
+                comparison's, is refused: it holds part of a selection
 
 The sides that are not reports run the scenarios under PATH... (default
 ".", selected with --tags and --name) at the same time, in the same order
@@ -329,9 +330,20 @@ func cmdCompare(ctx context.Context, st *State, args []string) error {
 		}
 		if err := s.read(st); err != nil {
 			problems = append(problems, err.Error())
+		}
+	}
+	// The scenarios the candidate holds are what the running sides
+	// select, or those of its report (only a report side has a result
+	// yet): a baseline narrowed alike holds them all.
+	own := o.filterResult()
+	if c := sides[1]; c.res != nil {
+		own = c.res.Filter
+	}
+	for _, s := range sides {
+		if s.kind != compare.KindReport {
 			continue
 		}
-		part, hint := s.partial()
+		part, hint := s.partial(own)
 		switch {
 		case part == "":
 		case s.label == "baseline":
@@ -379,6 +391,9 @@ func cmdCompare(ctx context.Context, st *State, args []string) error {
 		// as run's report does, for the gate to refuse it.
 		c.Rerun = o.rerunResult()
 	}
+	// A filter narrows both sides, a report side being cut to what the
+	// running side selected: the comparison is of that subset.
+	c.Filter = o.filterResult()
 
 	var out bytes.Buffer
 	if err := compare.WriteText(&out, c, compare.TextOptions{Color: useColor(st, o.noColor) && st.StdoutTTY, Verbose: o.verbose}); err != nil {
@@ -469,8 +484,9 @@ func (s *side) read(st *State) error {
 }
 
 // partial says what part of a selection a report side's run tested, with
-// what to compare instead; "" for a run of its whole selection.
-func (s *side) partial() (part, hint string) {
+// what to compare instead; "" for a run of its whole selection, or of the
+// filter the comparison selects by (own), which the comparison records.
+func (s *side) partial(own *result.Filter) (part, hint string) {
 	if s.res == nil {
 		return "", ""
 	}
@@ -485,6 +501,10 @@ func (s *side) partial() (part, hint string) {
 	if f := s.res.ForcedMerge; len(f) > 0 {
 		return fmt.Sprintf("a report agenttest merge --force wrote of reports that are not every shard of one selection on one target (%s)", strings.Join(f, "; ")),
 			"compare with the report agenttest merge writes, without --force, of every shard of one run"
+	}
+	if f := s.res.Filter; f != nil && !f.Same(own) {
+		return fmt.Sprintf("the report of a run narrowed by %s (%d %s of its files left out)", f.String(), f.LeftOut, plural(f.LeftOut, "scenario", "scenarios")),
+			"compare with the report of a run of the whole selection, or select the same scenarios here"
 	}
 	return "", ""
 }
@@ -730,7 +750,7 @@ func (o *compareOptions) runSides(ctx context.Context, st *State, all []*side) e
 			if err != nil {
 				return fmt.Errorf("%s: run: %w", s.label, err)
 			}
-			res.Rerun = o.rerunResult()
+			res.Rerun, res.Filter = o.rerunResult(), o.filterResult()
 			s.res, s.state = res, res.RunStatus()
 			sum := report.Summarize(res)
 			fmt.Fprintf(st.Stdout, "%s %s: %d passed, %d failed, %d errored, %d skipped in %s: %s\n", s.label, s.spec,

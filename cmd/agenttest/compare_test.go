@@ -565,7 +565,7 @@ func TestGateComparison(t *testing.T) {
 	// The gate's target is in the candidate's environment, as a pipeline
 	// that promotes from pre-release gates with its pre-release target.
 	pre := map[string]string{"AGENTTEST_ENV": "pre-release"}
-	newCLI(t, repoRoot, pre, "gate", ok).expect(t, exitOK, "comparison passed", "\n  compared 1 scenario: 1 changed; the candidate's 1 case: 1 passed\n",
+	newCLI(t, repoRoot, pre, "gate", "--name", "offers a booking", ok).expect(t, exitOK, "comparison passed", "\n  compared 1 scenario: 1 changed; the candidate's 1 case: 1 passed\n",
 		"restaurant in pre-release: tested dep-", "gate: passed")
 	newCLI(t, repoRoot, pre, "gate", bad).expect(t, exitFailed, "gate: the comparison did not pass: its status is failed: 1 scenario regressed")
 	newCLI(t, repoRoot, pre, "gate", ok, "--seed", "9").expect(t, exitFailed, "restaurant in pre-release: the report tested deployment dep-")

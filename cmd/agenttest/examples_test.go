@@ -351,14 +351,6 @@ func TestLintShippedSuites(t *testing.T) {
 	}
 }
 
-func countScenarios(suites []*scenario.Suite) int {
-	n := 0
-	for _, s := range suites {
-		n += len(s.Scenarios)
-	}
-	return n
-}
-
 // feature is one part of the format that suites/ must use somewhere. The
 // names are those of the table in suites/README.md.
 type feature[T any] struct {

@@ -31,7 +31,8 @@ Decides, right before a promotion, whether a JSON report (agenttest run
 promoted. It passes (exit 0) only when all of these hold:
 
   - the report's run passed: not failed, errored, interrupted or empty
-    (for a comparison: nothing regressed), and not on quarantined cases
+    (for a comparison: nothing regressed, and no scenario only on the
+    candidate failed or errored there), and not on quarantined cases
     alone (for a comparison: it compared a scenario not quarantined);
   - the report holds together: its status is the one its cases give
     (for a comparison: its pairs and sides), and it records a deployment
@@ -49,8 +50,10 @@ promoted. It passes (exit 0) only when all of these hold:
     quarantined or skipped (for a comparison: compared);
   - it tested the whole selection: not one shard (run --shard K/N), not
     a --rerun-failed run, not a merge --force of reports that are not
-    every shard of one selection on one target (for a comparison:
-    neither the comparison nor its candidate report);
+    every shard of one selection on one target, not a run narrowed by
+    --tags, --name or FILE:LINE unless the gate's --tags and --name
+    state that filter (for a comparison: neither the comparison nor its
+    candidate report);
   - for every agent and environment it tested, it recorded the active
     deployment before the first case and after the last, unchanged;
   - the deployment active now in each of those environments is the one
@@ -91,6 +94,9 @@ type gateOptions struct {
 	// agents are the agents the pipeline promotes: the report must
 	// have tested each in the target's environment.
 	agents []string
+	// tags and name state the filter the pipeline's run selects by: a
+	// report narrowed by another, or at FILE:LINE, is refused.
+	tags, name string
 }
 
 // defaultMaxAge is the oldest report the gate accepts by default: a
@@ -107,6 +113,8 @@ func gateFlags(st *State, o *gateOptions) *flags {
 	f.int64Var(&o.seed, "seed", "AGENTTEST_SEED", 0, "seed `N` of the embedded simulator (the run's --seed)")
 	f.boolVar(&o.sim, "sim", "AGENTTEST_SIM", "use the embedded simulator whatever target is configured")
 	f.listVar(&o.agents, "agent", "AGENTTEST_GATE_AGENT", "the agents the pipeline promotes, `IDS` as the suites name them (repeat the flag or separate with commas): refuse a report that did not test each in the target's environment")
+	f.tagsVar(&o.tags, "tags", "AGENTTEST_TAGS", "the `EXPR` the pipeline's run selects scenarios by, exactly as run was given it: a report narrowed by --tags, --name or FILE:LINE is refused unless these state its filter")
+	f.stringVar(&o.name, "name", "AGENTTEST_NAME", "", "the `TEXT` of run --name the pipeline's run selects scenarios by (see --tags)")
 	return f
 }
 
@@ -178,7 +186,7 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 	// The gate compares platforms: a seed names none.
 	gt := runnerTarget(tgt, 0)
 	gt.Env = cmp.Or(gt.Env, runner.DefaultEnv)
-	gopts := gate.Options{Now: now(st), MaxAge: o.maxAge, Target: gt, Agents: o.agents}
+	gopts := gate.Options{Now: now(st), MaxAge: o.maxAge, Target: gt, Agents: o.agents, Tags: o.tags, Name: o.name}
 	active, refused := readActive(ctx, client, gate.Needed(ev, gopts), configTurnTimeout(cfg), st.Now, st.AfterFunc)
 	if ctx.Err() != nil {
 		// Interrupted while reading: the reads it cut short are no
@@ -213,6 +221,9 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 	// lines that quote it are masked as the problems are.
 	out.WriteString(escape.Controls(red.String(head), "\t") + "\n")
 	out.WriteString("  " + escape.Controls(red.String(ev.Tested()), "\t") + "\n")
+	if sel := ev.Selected(); sel != "" {
+		out.WriteString("  " + escape.Controls(red.String(sel), "\t") + "\n")
+	}
 	if ev.Baseline != "" {
 		out.WriteString("  against the baseline " + escape.Controls(red.String(ev.Baseline), "\t") + "\n")
 	}
@@ -287,8 +298,8 @@ func readEvidence(st *State, path string) (gate.Evidence, error) {
 // comparison, its candidate's), whose id the promote step takes with
 // another tool (jq, docs/promoting.md).
 var gatedMembers = [][]any{
-	{}, {"run"}, {"target"}, {"shard"}, {"rerun"}, {"deployments", jsonkind.AnyIndex},
-	{"candidate"}, {"candidate", "run"}, {"candidate", "target"}, {"candidate", "shard"}, {"candidate", "rerun"},
+	{}, {"run"}, {"target"}, {"shard"}, {"rerun"}, {"filter"}, {"deployments", jsonkind.AnyIndex},
+	{"candidate"}, {"candidate", "run"}, {"candidate", "target"}, {"candidate", "shard"}, {"candidate", "rerun"}, {"candidate", "filter"},
 	{"candidate", "deployments", jsonkind.AnyIndex},
 }
 

@@ -65,7 +65,7 @@ func TestGateRefusesRerunComparison(t *testing.T) {
 	if doc := readCompareRerun(t, named); doc.Rerun != nil || doc.Candidate.Rerun != nil {
 		t.Errorf("a comparison without --rerun-failed says rerun %+v", doc.Rerun)
 	}
-	newCLI(t, repoRoot, preRelease, "gate", named).expect(t, exitOK, "gate: passed")
+	newCLI(t, repoRoot, preRelease, "gate", "--name", "tells callers when the restaurant closes", named).expect(t, exitOK, "gate: passed")
 }
 
 // compareRerunDoc is what these tests read of a comparison's selection.
@@ -364,7 +364,7 @@ func TestGateRefusesAMemberNamedTwice(t *testing.T) {
 		report := filepath.Join(dir, "c.json")
 		compareCLI(t, repoRoot, nil, "compare", "--baseline", "live", "--candidate", "pre-release", "examples/compare", "--allow-live",
 			"--name", "offers a booking", "--json", report).expect(t, exitOK, "status: passed")
-		newCLI(t, repoRoot, preRelease, "gate", report).expect(t, exitOK, "gate: passed")
+		newCLI(t, repoRoot, preRelease, "gate", "--name", "offers a booking", report).expect(t, exitOK, "gate: passed")
 		out := newCLI(t, repoRoot, preRelease, "gate", twice(t, report, `"candidate": {`)).expect(t, exitUsage,
 			": not a JSON report: candidate.deployments[0].Id: the object names this member a second time")
 		if strings.Contains(out, "gate: passed") {
@@ -415,6 +415,10 @@ func TestGateComparisonCountsFollowPairs(t *testing.T) {
 	dir := t.TempDir()
 	base, out := filepath.Join(dir, "base.json"), filepath.Join(dir, "c.json")
 	newCLI(t, repoRoot, nil, "run", "examples/compare", "--env", "pre-release", "--name", "offers a booking", "--json", base).expect(t, exitOK)
+	// A baseline narrowed otherwise than the comparison is refused
+	// (TestGateFilteredComparison); as a report of an agenttest that did
+	// not record its filter, it holds no scenario the candidate runs.
+	editReport(t, base, func(doc map[string]any) { delete(doc, "filter") })
 	compareCLI(t, repoRoot, nil, "compare", "--baseline", base, "--candidate", "pre-release", "examples/compare",
 		"--name", "answers menu", "--json", out).expect(t, exitEmpty, "status: empty")
 	// The baseline report says the environment it tested: a baseline of
@@ -425,7 +429,7 @@ func TestGateComparisonCountsFollowPairs(t *testing.T) {
 		doc["status"], doc["why"] = "passed", "nothing regressed"
 		doc["counts"] = map[string]any{"total": 2, "unchanged": 2}
 	})
-	g := newCLI(t, repoRoot, preRelease, "gate", out)
+	g := newCLI(t, repoRoot, preRelease, "gate", "--name", "answers menu", out)
 	got := g.expect(t, exitFailed, "compared 1 scenario: 1 only on the candidate; the candidate's 1 case: 1 passed\n",
 		"gate: the report says its comparison passed, but its pairs and sides say empty (nothing was compared: no scenario ran on both sides)")
 	if strings.Contains(got, "unchanged") {
@@ -451,7 +455,7 @@ func TestGateComparisonQuarantined(t *testing.T) {
 
 	compareCLI(t, "testdata", nil, "compare", "--baseline", "sandbox", "--candidate", "pre-release", "quarantined",
 		"--name", "opens on Sundays", "--json", out).expect(t, exitOK, "status: passed")
-	newCLI(t, "testdata", preRelease, "gate", out).expect(t, exitFailed,
+	newCLI(t, "testdata", preRelease, "gate", "--name", "opens on Sundays", out).expect(t, exitFailed,
 		"compared 1 scenario: 1 unchanged; the candidate's 1 case: 1 quarantined (not gating)\n", "gate: refused\n",
 		"gate: every scenario the comparison compared is quarantined (1 of the candidate's cases): a quarantine never fails a comparison, so it vouches for nothing")
 }
@@ -508,7 +512,7 @@ func TestGateHeaderShowsNoKey(t *testing.T) {
 		b["target"].(map[string]any)["name"] = key
 	})
 	env := map[string]string{"AGENTTEST_ENV": "pre-release", "AGENTTEST_BUILD_KEY": key}
-	out := newCLI(t, repoRoot, env, "gate", report).expect(t, exitOK, "against the baseline [REDACTED]", "(target [REDACTED], env live)", "gate: passed")
+	out := newCLI(t, repoRoot, env, "gate", "--name", "tells callers when the restaurant closes", report).expect(t, exitOK, "against the baseline [REDACTED]", "(target [REDACTED], env live)", "gate: passed")
 	// The status heads the verdict as the report states it.
 	editReport(t, report, func(doc map[string]any) { doc["status"] = key })
 	out += newCLI(t, repoRoot, env, "gate", report).expect(t, exitFailed, "c.json: comparison [REDACTED], ended", "its status is [REDACTED]")

@@ -292,7 +292,7 @@ func TestConsoleReaderGoneCompareGate(t *testing.T) {
 		t.Errorf("the comparison's report: %v, status %q", err, doc.Status)
 	}
 	noReader("run", "examples/compare", "--name", "books a table", "--json", report)
-	noReader("gate", report)
+	noReader("gate", "--name", "books a table", report)
 }
 
 // TestConsoleReaderGoneReaders: the commands that read what is already

@@ -49,6 +49,9 @@ type selection struct {
 	shard       scenario.Shard
 	selected    int
 	fingerprint string
+	// leftOut is the number of scenarios of the loaded files that the
+	// selection left out, once plan has run.
+	leftOut int
 }
 
 // registerShard adds --shard; verb is "run" or "list".
@@ -376,7 +379,18 @@ func (s *selection) plan(st *State, cfg *config.File, paths []string, given bool
 		sources{st: st, cfg: cfg}.write(st.Stderr, d, false)
 		return nil, nil, reported(exitUsage)
 	}
-	return suites, s.deal(scenario.Select(suites, s.sel)), nil
+	selected := scenario.Select(suites, s.sel)
+	s.leftOut = countScenarios(suites) - countScenarios(selected)
+	return suites, s.deal(selected), nil
+}
+
+// countScenarios counts the scenarios of suites.
+func countScenarios(suites []*scenario.Suite) int {
+	n := 0
+	for _, su := range suites {
+		n += len(su.Scenarios)
+	}
+	return n
 }
 
 // deal returns the share of the selected suites that --shard asks for,
@@ -386,10 +400,7 @@ func (s *selection) deal(selected []*scenario.Suite) []*scenario.Suite {
 	if s.shard.IsZero() {
 		return selected
 	}
-	s.selected = 0
-	for _, su := range selected {
-		s.selected += len(su.Scenarios)
-	}
+	s.selected = countScenarios(selected)
 	s.fingerprint = scenario.Fingerprint(selected)
 	return s.shard.Apply(selected)
 }
@@ -407,6 +418,20 @@ func (s *selection) rerunResult() *result.Rerun {
 		return nil
 	}
 	return &result.Rerun{Of: s.rerunFailed, Failed: s.rerunCount, Unrun: s.rerunUnrun}
+}
+
+// filterResult is what a run's result records of --tags, --name and
+// FILE:LINE arguments, nil without them: the gate refuses a run of a
+// subset the pipeline did not state.
+func (s *selection) filterResult() *result.Filter {
+	if s.tags == "" && s.name == "" && len(s.sel.At) == 0 {
+		return nil
+	}
+	f := &result.Filter{Tags: s.tags, Name: s.name, LeftOut: s.leftOut}
+	for _, at := range s.sel.At {
+		f.At = append(f.At, fmt.Sprintf("%s:%d", at.File, at.Line))
+	}
+	return f
 }
 
 // shardResult is what a run's result records of --shard, nil without it.

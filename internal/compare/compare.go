@@ -147,6 +147,10 @@ type Comparison struct {
 	// the selection, and `agenttest gate` refuses the comparison as it
 	// refuses such a run's report.
 	Rerun *result.Rerun `json:"rerun,omitempty"`
+	// Filter is set when --tags, --name or FILE:LINE arguments narrowed
+	// the scenarios compared (result.Result.Filter): `agenttest gate`
+	// refuses the comparison unless told the pipeline intends that filter.
+	Filter *result.Filter `json:"filter,omitempty"`
 	// Baseline and Candidate are the two sides.
 	Baseline  Side `json:"baseline"`
 	Candidate Side `json:"candidate"`
@@ -177,6 +181,9 @@ type Side struct {
 	// report agenttest merge --force wrote of reports that were not the
 	// complete shards of one selection on one target.
 	ForcedMerge []string `json:"forced_merge,omitempty"`
+	// Filter is the side's run's (result.Result.Filter): a stored report
+	// of a run narrowed by --tags, --name or FILE:LINE.
+	Filter *result.Filter `json:"filter,omitempty"`
 	// Deployments are the side's deployment evidence (the run report's
 	// form); `agenttest gate` reads the candidate's.
 	Deployments []*result.Deployment `json:"deployments"`

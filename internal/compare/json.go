@@ -30,6 +30,9 @@ import (
 //	            --rerun-failed (absent otherwise): the report, its failed
 //	            and errored cases, and the cases its run left unrun
 //	            (interrupted or stopped), which the sides ran too
+//	filter     {tags, name, at, left_out}: --tags, --name or FILE:LINE
+//	            narrowed the scenarios compared (absent otherwise), as a
+//	            run report records it
 //	baseline, candidate: side
 //	counts     {total, regressed, fixed, changed, slower, faster, unchanged,
 //	            not_compared, only_baseline, only_candidate}
@@ -44,9 +47,9 @@ import (
 //	            embedded}, run: {started, duration_ms, status, interrupted,
 //	            stop}, shard: {index, total, selection, selected},
 //	            rerun: {of, failed, unrun}, forced_merge: [string],
-//	            deployments: [deployment]}
-//	            (shard, rerun and forced_merge as the side's run report has
-//	            them; absent for a run of the whole selection)
+//	            filter: {tags, name, at, left_out}, deployments: [deployment]}
+//	            (shard, rerun, forced_merge and filter as the side's run
+//	            report has them; absent for a run of the whole selection)
 //	pair       {file, name, pos: {file, line, col}, class, note, quarantined,
 //	            baseline: outcome, candidate: outcome, changes: [change],
 //	            latency: {baseline_turns, candidate_turns, baseline_median_ms,

@@ -69,6 +69,11 @@ type Evidence struct {
 	// target: it says what the merge overrode. The run is of no one
 	// selection.
 	ForcedMerge []string
+	// Filter is set when --tags, --name or FILE:LINE arguments narrowed
+	// the run (a comparison: the scenarios compared) to a subset of its
+	// files' scenarios: it vouches for that subset alone, and only a gate
+	// told the same filter (Options.Tags, Options.Name) accepts it.
+	Filter *result.Filter
 	// Candidate is set for a comparison whose candidate is a stored
 	// report (a side of kind report): what the gate refuses of that
 	// report alone, it refuses through the comparison too.
@@ -113,6 +118,12 @@ type Evidence struct {
 	// the report's cases ran in and of which it records no deployment:
 	// a run records one for each, so its evidence was cut.
 	Unrecorded []string
+	// Unbased lists, as "FILE:LINE NAME", the scenarios of a comparison
+	// that failed or errored on the candidate and are not on the
+	// baseline: no baseline says live fails them too, so nothing tells
+	// a known failure from a regression, and the comparison, which
+	// regresses only what the baseline passed, passes over them.
+	Unbased []string
 }
 
 // StoredRun is the run of a stored report a comparison's side read.
@@ -124,6 +135,7 @@ type StoredRun struct {
 	Shard       *result.Shard
 	Rerun       *result.Rerun
 	ForcedMerge []string
+	Filter      *result.Filter
 }
 
 // Key names a deployment: an agent in an environment.
@@ -157,6 +169,10 @@ type Options struct {
 	// Target.Env vouches for the others, not for it. None: the gate
 	// vouches for whatever agents the report tested.
 	Agents []string
+	// Tags and Name are the filter the pipeline's run selects its
+	// scenarios by (gate --tags, --name), as the run was given them: a
+	// report narrowed otherwise, or at FILE:LINE, is refused.
+	Tags, Name string
 }
 
 // Decision is the gate's verdict: the reasons it refuses (none: it
@@ -216,6 +232,10 @@ func Check(ev Evidence, o Options, active map[Key]Active) Decision {
 		refuse("the report says its %s %s, but its %s say %s%s: the status does not follow from the report (an edited report, or one another tool wrote); run the tests again",
 			ev.What, ev.Status, of, ev.Derived, why)
 	}
+	if n := len(ev.Unbased); n > 0 {
+		refuse("%d %s only on the candidate failed or errored there (%s): the baseline did not run %s, so nothing says live fails %s too, and the comparison passed over %s; compare with a baseline that runs every scenario of the candidate",
+			n, plural(n, "scenario", "scenarios"), strings.Join(ev.Unbased, "; "), plural(n, "it", "them"), plural(n, "it", "them"), plural(n, "it", "them"))
+	}
 	for _, u := range ev.Unrecorded {
 		refuse("%s: cases ran there, but the report records no deployment of it (a run records one for every agent and environment its cases talk to): an edited report; run the tests again", u)
 	}
@@ -248,7 +268,13 @@ func Check(ev Evidence, o Options, active map[Key]Active) Decision {
 	if f := ev.ForcedMerge; len(f) > 0 {
 		refuse("the report was merged with --force of reports that are not every shard of one selection on one target (%s): it vouches for no one selection; gate the report agenttest merge writes, without --force, of every shard of one run", strings.Join(f, "; "))
 	}
+	if why := o.unstatedFilter(ev.Filter); why != "" {
+		refuse("the %s %s; gate a %s of the whole selection, or state the filter the pipeline intends with gate --tags and --name", ev.What, why, ev.What)
+	}
 	if c := ev.Candidate; c != nil {
+		if why := o.unstatedFilter(c.Filter); why != "" {
+			refuse("the comparison's candidate, report %s, %s; compare with the report of a run of the whole selection, or state the filter the pipeline intends with gate --tags and --name", c.Path, why)
+		}
 		if sh := c.Shard; sh != nil && sh.Total > 1 {
 			refuse("the comparison's candidate, report %s, is shard %d of %d: it tested its share of the selection's %d scenarios, not all of them; compare with the report agenttest merge writes of every shard", c.Path, sh.Index, sh.Total, sh.Selected)
 		}
@@ -376,6 +402,22 @@ func Check(ev Evidence, o Options, active map[Key]Active) Decision {
 	return d
 }
 
+// unstatedFilter says how f narrowed a run to a subset the gate was not
+// told the pipeline intends (Options.Tags, Options.Name), or "" when f is
+// nil or is exactly that filter. A FILE:LINE selection is never a
+// pipeline's: it picks scenarios by where they are written today.
+func (o Options) unstatedFilter(f *result.Filter) string {
+	if f == nil || (len(f.At) == 0 && f.Tags == o.Tags && f.Name == o.Name) {
+		return ""
+	}
+	stated := "the gate states no filter"
+	if g := (&result.Filter{Tags: o.Tags, Name: o.Name}).String(); g != "" {
+		stated = "the gate states " + g
+	}
+	return fmt.Sprintf("selected its scenarios with %s, leaving out %d %s of its files, and %s: it tested a subset, not the whole selection",
+		f.String(), f.LeftOut, plural(f.LeftOut, "scenario", "scenarios"), stated)
+}
+
 // testedIn reports whether deps record agent in env (any environment
 // when env is empty).
 func testedIn(deps []*result.Deployment, agent, env string) bool {
@@ -476,7 +518,7 @@ func (ev Evidence) nothingGated() string {
 // FromRun is the evidence of a report of `agenttest run`.
 func FromRun(path string, r *result.Result, status result.RunStatus) Evidence {
 	ev := Evidence{Path: path, What: whatRun, Status: string(status), Passed: status == result.RunPassed,
-		Target: r.Target, Deployments: r.Deployments, Shard: r.Shard, Rerun: r.Rerun, ForcedMerge: r.ForcedMerge, Cases: map[result.Status]int{},
+		Target: r.Target, Deployments: r.Deployments, Shard: r.Shard, Rerun: r.Rerun, ForcedMerge: r.ForcedMerge, Filter: r.Filter, Cases: map[result.Status]int{},
 		GatingOf: map[Key]int{}}
 	for _, f := range r.Files {
 		for _, c := range f.Cases {
@@ -584,7 +626,7 @@ func FromComparison(path string, c *compare.Comparison) Evidence {
 	// them beside: the verdict (Verdict) counts them so too.
 	pairs := compare.CountPairs(c.Pairs)
 	ev := Evidence{Path: path, What: whatComparison, Status: string(c.Status), Passed: c.Status == result.RunPassed, Why: c.Why,
-		Target: cand.Target, Deployments: cand.Deployments, Rerun: c.Rerun, Cases: map[result.Status]int{}, Pairs: &pairs,
+		Target: cand.Target, Deployments: cand.Deployments, Rerun: c.Rerun, Filter: c.Filter, Cases: map[result.Status]int{}, Pairs: &pairs,
 		Baseline: c.Baseline.Line()}
 	if c.Status == result.RunPassed {
 		ev.Why = ""
@@ -608,6 +650,9 @@ func FromComparison(path string, c *compare.Comparison) Evidence {
 		} else {
 			ev.Cases[cc.Status]++
 		}
+		if !p.Quarantined && p.Class == compare.OnlyCandidate && cc.Status >= result.Failed {
+			ev.Unbased = append(ev.Unbased, fmt.Sprintf("%s %s", p.Pos, p.Name))
+		}
 		if !p.Quarantined && p.Class.Compared() {
 			ev.Gating++
 			ev.GatingOf[k]++
@@ -618,8 +663,8 @@ func FromComparison(path string, c *compare.Comparison) Evidence {
 		ev.Started = cand.Run.Started
 		ev.Concluded = cand.Run.Started.Add(time.Duration(cand.Run.DurationMS * float64(time.Millisecond)))
 	}
-	if cand.Kind == compare.KindReport && (cand.Shard != nil || cand.Rerun != nil || len(cand.ForcedMerge) > 0) {
-		ev.Candidate = &StoredRun{Path: cmp.Or(cand.Report, cand.Spec), Shard: cand.Shard, Rerun: cand.Rerun, ForcedMerge: cand.ForcedMerge}
+	if cand.Kind == compare.KindReport && (cand.Shard != nil || cand.Rerun != nil || len(cand.ForcedMerge) > 0 || cand.Filter != nil) {
+		ev.Candidate = &StoredRun{Path: cmp.Or(cand.Report, cand.Spec), Shard: cand.Shard, Rerun: cand.Rerun, ForcedMerge: cand.ForcedMerge, Filter: cand.Filter}
 	}
 	return ev
 }
@@ -645,6 +690,17 @@ func (ev Evidence) Tested() string {
 		out += ": " + strings.Join(parts, ", ")
 	}
 	return out + "; the candidate's " + cases
+}
+
+// Selected says what filter narrowed the run (a comparison: the
+// scenarios compared), for the gate's header, or "" for a run of the
+// whole selection: a subset the gate passes, as stated, still shows.
+func (ev Evidence) Selected() string {
+	f := ev.Filter
+	if f == nil {
+		return ""
+	}
+	return fmt.Sprintf("selected with %s: %d %s of its files left out", f.String(), f.LeftOut, plural(f.LeftOut, "scenario", "scenarios"))
 }
 
 // classLabel is how Tested names a class.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agenttest/agenttest/internal/compare"
+	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/result"
 )
 
@@ -516,6 +517,24 @@ func TestFromComparison(t *testing.T) {
 	c.Pairs[0].Candidate.Env = ""
 	if ev := FromComparison("c.json", c); !slices.Equal(ev.Unrecorded, []string{"restaurant in no environment"}) {
 		t.Errorf("unrecorded %q, want the case without an environment", ev.Unrecorded)
+	}
+
+	// A scenario only on the candidate that failed or errored there has
+	// no baseline to call it a known failure: the gate names it. One
+	// that passed, one under quarantine, and a regression (which fails
+	// the comparison itself) are not such.
+	c = comparison()
+	out := func(st result.Status) *compare.Outcome {
+		return &compare.Outcome{Status: st, Agent: "restaurant", Env: "pre-release"}
+	}
+	c.Pairs = append(c.Pairs,
+		&compare.Pair{Class: compare.OnlyCandidate, Name: "new", Pos: diag.Pos{File: "s.yaml", Line: 4, Col: 5}, Candidate: out(result.Failed)},
+		&compare.Pair{Class: compare.OnlyCandidate, Name: "new, errored", Pos: diag.Pos{File: "s.yaml", Line: 9, Col: 5}, Candidate: out(result.Errored)},
+		&compare.Pair{Class: compare.OnlyCandidate, Name: "new, passing", Candidate: out(result.Passed)},
+		&compare.Pair{Class: compare.OnlyCandidate, Name: "new, quarantined", Quarantined: true, Candidate: out(result.Failed)},
+		&compare.Pair{Class: compare.Regressed, Name: "regressed", Candidate: out(result.Failed)})
+	if ev := FromComparison("c.json", c); !slices.Equal(ev.Unbased, []string{"s.yaml:4:5 new", "s.yaml:9:5 new, errored"}) {
+		t.Errorf("unbased %q", ev.Unbased)
 	}
 
 	c = comparison()

@@ -128,6 +128,14 @@ func Shards(in []Input, opt Options) (*result.Result, []string) {
 			break
 		}
 	}
+	// Shards of a run narrowed by --tags, --name or FILE:LINE stay a
+	// run of that subset once merged, for the gate to weigh.
+	for _, s := range ordered {
+		if s.Result.Filter != nil {
+			out.Filter = s.Result.Filter
+			break
+		}
+	}
 	// A forced merge says what it overrode, and so does any merge of a
 	// forced merge's report: `agenttest gate` refuses it, for it is the
 	// run of no one selection.

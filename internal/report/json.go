@@ -43,6 +43,11 @@ import (
 //	forced_merge [string]  (agenttest merge --force runs only: what made
 //	          the reports merged other than every shard of one selection
 //	          on one target; agenttest gate refuses the report)
+//	filter   {tags, name, at, left_out}  (runs narrowed by --tags, --name
+//	          or FILE:LINE arguments only: the filter as given, and how
+//	          many scenarios of the loaded files it left out; agenttest
+//	          gate refuses the report unless its --tags and --name state
+//	          the same filter)
 //	counts   {total, passed, flaky, failed, errored, skipped, pending,
 //	          quarantined, inconclusive}
 //	files    [{path, suite, status, duration_ms, counts, cases: [case]}]
@@ -436,6 +441,9 @@ func WriteJSON(w io.Writer, r *result.Result, opt JSONOptions) error {
 	}
 	if len(r.ForcedMerge) > 0 {
 		js.field("forced_merge", r.ForcedMerge)
+	}
+	if r.Filter != nil {
+		js.field("filter", r.Filter)
 	}
 	js.field("counts", toJSONCounts(s))
 	js.key("files")

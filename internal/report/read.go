@@ -26,6 +26,7 @@ type jsonDoc struct {
 	Shard       *result.Shard     `json:"shard"`
 	Rerun       *result.Rerun     `json:"rerun"`
 	ForcedMerge []string          `json:"forced_merge"`
+	Filter      *result.Filter    `json:"filter"`
 	Files       []struct {
 		Path  string `json:"path"`
 		Suite string `json:"suite"`
@@ -123,7 +124,7 @@ func ReadJSON(r io.Reader) (*Report, error) {
 		}
 	}
 	rd.Shard([]any{"shard"}, doc.Shard)
-	res.Shard, res.Rerun, res.ForcedMerge = doc.Shard, doc.Rerun, doc.ForcedMerge
+	res.Shard, res.Rerun, res.ForcedMerge, res.Filter = doc.Shard, doc.Rerun, doc.ForcedMerge, doc.Filter
 	for i, f := range doc.Files {
 		rf := &result.File{Path: f.Path, Suite: f.Suite}
 		if f.Status != "" {

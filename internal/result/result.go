@@ -133,6 +133,44 @@ type Result struct {
 	// shard given twice or missing, a report that is no shard's): the
 	// merged run is of no one selection, and cannot vouch for one.
 	ForcedMerge []string `json:"forced_merge,omitempty"`
+	// Filter is set when --tags, --name or FILE:LINE arguments narrowed
+	// the run to some of the scenarios of the files it loaded: it tested
+	// that subset, and `agenttest gate` refuses it unless the gate is
+	// told the same filter is the one the pipeline intends.
+	Filter *Filter `json:"filter,omitempty"`
+}
+
+// Filter records what narrowed a run's selection (--tags, --name,
+// FILE:LINE arguments) and how many scenarios of its files it left out.
+type Filter struct {
+	// Tags and Name are the flags as given (repeated --tags combined).
+	Tags string `json:"tags,omitempty"`
+	Name string `json:"name,omitempty"`
+	// At lists the FILE:LINE arguments.
+	At []string `json:"at,omitempty"`
+	// LeftOut is the number of scenarios of the loaded files the filter
+	// did not select: they ran nowhere in this run.
+	LeftOut int `json:"left_out"`
+}
+
+// String says the filter as the command line gave it: "--tags '@smoke'
+// --name 'refund' suites/a.yaml:12".
+func (f *Filter) String() string {
+	var parts []string
+	if f.Tags != "" {
+		parts = append(parts, fmt.Sprintf("--tags %q", f.Tags))
+	}
+	if f.Name != "" {
+		parts = append(parts, fmt.Sprintf("--name %q", f.Name))
+	}
+	parts = append(parts, f.At...)
+	return strings.Join(parts, " ")
+}
+
+// Same reports whether g, a filter or nil (none), narrows a selection as
+// f does: the same --tags, --name and FILE:LINE arguments.
+func (f *Filter) Same(g *Filter) bool {
+	return g != nil && f.Tags == g.Tags && f.Name == g.Name && slices.Equal(f.At, g.At)
 }
 
 // Rerun records the report a --rerun-failed run ran the failures of.

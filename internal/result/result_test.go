@@ -154,3 +154,26 @@ func TestConfirmationSaw(t *testing.T) {
 		t.Errorf("seen %+v\nwant %+v", c.Seen, want)
 	}
 }
+
+// TestFilterSame: two filters narrow alike only with the same tags, name
+// and lines; no filter is none of them.
+func TestFilterSame(t *testing.T) {
+	f := &Filter{Tags: "@smoke", Name: "books", At: []string{"a.yaml:3"}, LeftOut: 4}
+	for _, tc := range []struct {
+		g    *Filter
+		want bool
+	}{
+		{&Filter{Tags: "@smoke", Name: "books", At: []string{"a.yaml:3"}}, true},
+		{nil, false},
+		{&Filter{Name: "books", At: []string{"a.yaml:3"}}, false},
+		{&Filter{Tags: "@smoke", At: []string{"a.yaml:3"}}, false},
+		{&Filter{Tags: "@smoke", Name: "books"}, false},
+	} {
+		if got := f.Same(tc.g); got != tc.want {
+			t.Errorf("Same(%+v) = %v, want %v", tc.g, got, tc.want)
+		}
+	}
+	if got, want := f.String(), `--tags "@smoke" --name "books" a.yaml:3`; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+}
