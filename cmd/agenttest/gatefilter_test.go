@@ -38,6 +38,7 @@ func TestGateFilteredRun(t *testing.T) {
 	run("tags.json", "--tags", "@smoke")
 	run("line.json", "suites/booking.yaml:22")
 	run("all.json")
+	run("alltags.json", "--tags", "@smoke or not @smoke")
 
 	type testCase struct {
 		name string
@@ -64,6 +65,10 @@ func TestGateFilteredRun(t *testing.T) {
 			"gate: the run selected its scenarios with suites/booking.yaml:22, leaving out 1 scenario of its files, and the gate states --name \"says goodbye\""}},
 		{name: "FILE:LINE, nothing stated", args: []string{at("line.json")}, code: exitFailed, want: []string{
 			"gate: the run selected its scenarios with suites/booking.yaml:22, leaving out 1 scenario of its files, and the gate states no filter"}},
+		// A filter that left nothing out tested every scenario of the
+		// run's files: no subset, whatever the gate states.
+		{name: "--tags leaving nothing out, unstated", args: []string{at("alltags.json")}, code: exitOK, want: []string{
+			"selected with --tags \"@smoke or not @smoke\": 0 scenarios of its files left out\n", "gate: passed"}},
 		// A stated filter asks for no subset: the whole selection passes.
 		{name: "whole selection, a filter stated", args: []string{"--tags", "@smoke", at("all.json")}, code: exitOK, want: []string{"tested 2 cases: 2 passed\n  restaurant in sandbox", "gate: passed"}},
 	} {
@@ -96,19 +101,39 @@ func TestGateFilteredRun(t *testing.T) {
 }
 
 // TestGateFilteredShards: the merge of every shard of a run narrowed by
-// --name is a run of that subset too, and the gate weighs it as such.
+// --tags and --name is a run of that subset too, and the gate weighs it
+// as such.
 func TestGateFilteredShards(t *testing.T) {
 	t.Parallel()
 	s := simtest.Start(t, sim.Options{Seed: 2})
 	dir := t.TempDir()
 	at := func(name string) string { return filepath.Join(dir, name) }
+	// Three scenarios, of which the filter selects two, one per shard.
+	suites := filepath.Join(dir, "suites")
+	if err := os.Mkdir(suites, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(suites, "goodbye.yaml"), []byte(`suite: goodbyes
+agent: restaurant
+scenarios:
+  - name: says goodbye
+    tags: [smoke]
+    turns: [{say: "thanks, bye", expect: {ended: true}}]
+  - name: says goodbye again
+    tags: [smoke]
+    turns: [{say: "bye", expect: {ended: true}}]
+  - name: says goodbye once more
+    turns: [{say: "goodbye", expect: {ended: true}}]
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, k := range []string{"1", "2"} {
-		newCLI(t, "testdata/pass", simEnv(s), "run", "--tags", "@booking", "--name", "/./", "--shard", k+"/2", "--json", at(k+".json")).expect(t, exitOK)
+		newCLI(t, dir, simEnv(s), "run", "suites", "--tags", "@smoke", "--name", "/./", "--shard", k+"/2", "--json", at(k+".json")).expect(t, exitOK)
 	}
 	newCLI(t, dir, simEnv(s), "merge", at("1.json"), at("2.json"), "--json", at("m.json")).expect(t, exitOK)
 	newCLI(t, dir, simEnv(s), "gate", at("m.json")).expect(t, exitFailed,
-		"gate: the run selected its scenarios with --tags \"@booking\" --name \"/./\", leaving out 0 scenarios of its files, and the gate states no filter")
-	newCLI(t, dir, simEnv(s), "gate", "--tags", "@booking", "--name", "/./", at("m.json")).expect(t, exitOK, "gate: passed")
+		"gate: the run selected its scenarios with --tags \"@smoke\" --name \"/./\", leaving out 1 scenario of its files, and the gate states no filter")
+	newCLI(t, dir, simEnv(s), "gate", "--tags", "@smoke", "--name", "/./", at("m.json")).expect(t, exitOK, "gate: passed")
 }
 
 // TestGateFilteredComparison: compare --name compares a subset, and a

@@ -404,10 +404,12 @@ func Check(ev Evidence, o Options, active map[Key]Active) Decision {
 
 // unstatedFilter says how f narrowed a run to a subset the gate was not
 // told the pipeline intends (Options.Tags, Options.Name), or "" when f is
-// nil or is exactly that filter. A FILE:LINE selection is never a
-// pipeline's: it picks scenarios by where they are written today.
+// nil, is exactly that filter, or by --tags and --name left none of the
+// files' scenarios out (the run tested all of them, whatever the gate
+// states). A FILE:LINE selection is never a pipeline's: it picks
+// scenarios by where they are written today.
 func (o Options) unstatedFilter(f *result.Filter) string {
-	if f == nil || (len(f.At) == 0 && f.Tags == o.Tags && f.Name == o.Name) {
+	if f == nil || (len(f.At) == 0 && (f.LeftOut == 0 || f.Tags == o.Tags && f.Name == o.Name)) {
 		return ""
 	}
 	stated := "the gate states no filter"
