@@ -537,6 +537,15 @@ func TestFromComparison(t *testing.T) {
 		t.Errorf("unbased %q", ev.Unbased)
 	}
 
+	// The candidate's flaky cases are named, as a run's are; one under
+	// quarantine gates nothing, and is not.
+	c = comparison()
+	c.Pairs[1].Name, c.Pairs[1].Pos = "varies", diag.Pos{File: "s.yaml", Line: 12, Col: 5}
+	c.Pairs = append(c.Pairs, &compare.Pair{Class: compare.Unchanged, Name: "quarantined", Quarantined: true, Candidate: out(result.Flaky)})
+	if ev := FromComparison("c.json", c); !slices.Equal(ev.Flaky, []Named{{Key{"restaurant", "pre-release"}, "s.yaml:12:5 varies"}}) {
+		t.Errorf("flaky %q", ev.Flaky)
+	}
+
 	c = comparison()
 	c.Rerun = &result.Rerun{Of: "first.json", Failed: 4}
 	c.Candidate.Shard = &result.Shard{Index: 1, Total: 2}
@@ -579,5 +588,35 @@ func TestTested(t *testing.T) {
 		{Status: result.Skipped, SkipReason: result.ReasonFailFast}, {Status: result.Skipped, SkipReason: result.ReasonCredentials}}}}}
 	if got, want := FromRun("r.json", r, result.RunFailed).Tested(), "tested 4 cases: 1 failed, 1 skipped, 2 not run (the run stopped)"; got != want {
 		t.Errorf("tested %q, want %q", got, want)
+	}
+}
+
+// TestCheckNoFlaky: --no-flaky refuses a case that passed only on a
+// retry, of the agents promoted alone; without it the gate passes.
+func TestCheckNoFlaky(t *testing.T) {
+	now := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
+	dep := func(agent string) *result.Deployment {
+		return &result.Deployment{Agent: agent, Env: "sandbox", ID: "dep-" + agent, After: "dep-" + agent}
+	}
+	ev := Evidence{Path: "r.json", What: "run", Status: "passed", Passed: true, Started: now.Add(-time.Hour), Concluded: now.Add(-time.Hour),
+		Deployments: []*result.Deployment{dep("restaurant"), dep("clinic")}, Gating: 2,
+		GatingOf: map[Key]int{{"restaurant", "sandbox"}: 1, {"clinic", "sandbox"}: 1},
+		Flaky:    []Named{{Key{"clinic", "sandbox"}, "s.yaml:4:5 renews (passed on attempt 2 of 2 after a failed check)"}}}
+	active := map[Key]Active{{"restaurant", "sandbox"}: {ID: "dep-restaurant"}, {"clinic", "sandbox"}: {ID: "dep-clinic"}}
+	const refused = "1 case passed only on a retry (--no-flaky): s.yaml:4:5 renews (passed on attempt 2 of 2 after a failed check); run the tests again, or gate without --no-flaky"
+	for _, tc := range []struct {
+		noFlaky bool
+		agents  []string
+		want    []string
+	}{
+		{noFlaky: false},
+		{noFlaky: true, want: []string{refused}},
+		{noFlaky: true, agents: []string{"clinic"}, want: []string{refused}},
+		{noFlaky: true, agents: []string{"restaurant"}},
+	} {
+		d := Check(ev, Options{Now: now, MaxAge: 24 * time.Hour, Target: result.Target{Env: "sandbox"}, Agents: tc.agents, NoFlaky: tc.noFlaky}, active)
+		if !slices.Equal(d.Reasons, tc.want) {
+			t.Errorf("--no-flaky %v --agent %q: reasons %q, want %q", tc.noFlaky, tc.agents, d.Reasons, tc.want)
+		}
 	}
 }
