@@ -620,3 +620,41 @@ func TestCheckNoFlaky(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckUnchecked: an agent promoted whose cases that ran all checked
+// nothing is refused as such, in the environment the gate weighs (any,
+// when it names none); a case of another agent, or of another
+// environment, that checked nothing does not make its cases such.
+func TestCheckUnchecked(t *testing.T) {
+	now := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
+	deps := []*result.Deployment{
+		{Agent: "restaurant", Env: "sandbox", ID: "dep-r", After: "dep-r"},
+		{Agent: "clinic", Env: "sandbox", ID: "dep-c", After: "dep-c"},
+	}
+	active := map[Key]Active{{"restaurant", "sandbox"}: {ID: "dep-r"}, {"clinic", "sandbox"}: {ID: "dep-c"}}
+	const (
+		unchecked   = "restaurant: every case of it the report tested checked nothing or is quarantined"
+		quarantined = "restaurant: every case of it the report tested in sandbox is quarantined"
+	)
+	for _, tc := range []struct {
+		name string
+		env  string
+		of   Key
+		want string
+	}{
+		{name: "its own, no environment stated", of: Key{"restaurant", "sandbox"}, want: unchecked},
+		{name: "its own, in sandbox", env: "sandbox", of: Key{"restaurant", "sandbox"}, want: "restaurant: every case of it the report tested in sandbox checked nothing"},
+		{name: "of another environment", env: "sandbox", of: Key{"restaurant", "live"}, want: quarantined},
+		{name: "of another agent", env: "sandbox", of: Key{"clinic", "sandbox"}, want: quarantined},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ev := Evidence{Path: "r.json", What: "run", Status: "passed", Passed: true, Started: now.Add(-time.Hour), Concluded: now.Add(-time.Hour),
+				Deployments: deps, Gating: 1, GatingOf: map[Key]int{{"clinic", "sandbox"}: 1},
+				Unchecked: []Named{{tc.of, "s.yaml:4:5 says hello"}}}
+			d := Check(ev, Options{Now: now, MaxAge: 24 * time.Hour, Target: result.Target{Env: tc.env}, Agents: []string{"restaurant"}}, active)
+			if len(d.Reasons) != 1 || !strings.HasPrefix(d.Reasons[0], tc.want) {
+				t.Errorf("reasons %q, want one starting %q", d.Reasons, tc.want)
+			}
+		})
+	}
+}
