@@ -32,6 +32,8 @@ func TestGateThinEvidence(t *testing.T) {
 	run("unchecked.json", "1", "suites/unchecked.yaml")
 	run("mixed.json", "1", "suites/unchecked.yaml", "suites/checked.yaml")
 	run("twoagents.json", "1", "suites/unchecked.yaml", "suites/clinic.yaml")
+	newCLI(t, "testdata/gatethin", simEnv(s), "run", "--seed", "1", "--json", at("inconclusive.json"), "stats").
+		expect(t, exitFailed, "1 inconclusive (counted as failed)")
 
 	const flakyLines = "\n  tested 1 case: 1 flaky\n  flaky, passed only on a retry:\n    suites/clinic.yaml:7:5 renews a repeat prescription (passed on attempt 2 of 2 after a failed check)\n"
 	type testCase struct {
@@ -62,6 +64,11 @@ func TestGateThinEvidence(t *testing.T) {
 			"gate: every case the run tested checked nothing or is quarantined (1 checked nothing, 0 quarantined)"}},
 		{name: "checked nothing beside a case that checks", args: []string{at("mixed.json")}, code: exitOK, want: []string{
 			"\n  tested 2 cases: 2 passed\n  checked nothing (passed whenever the agent answered):\n    suites/unchecked.yaml:6:5 says hello\n", "gate: passed"}},
+		// An inconclusive case is red, as the run is: the gate says it
+		// was too few runs, not that the agent broke an expectation.
+		{name: "inconclusive", args: []string{at("inconclusive.json")}, code: exitFailed, want: []string{
+			"gate: the run did not pass: its status is failed: 1 statistical case was inconclusive (stats/hours.yaml:7:5 tells callers the opening hours): its runs showed neither that the agent reaches its pass rate nor that it falls short, and it counts as failed; let it run more (raise or leave out repeat:) or widen its margin\n"},
+			not: []string{"a check failed"}},
 		{name: "checked nothing, another agent promoted", args: []string{"--agent", "clinic", at("twoagents.json")}, code: exitOK, want: []string{"gate: passed"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"cmp"
 	"errors"
 	"slices"
 	"strings"
@@ -656,5 +657,38 @@ func TestCheckUnchecked(t *testing.T) {
 				t.Errorf("reasons %q, want one starting %q", d.Reasons, tc.want)
 			}
 		})
+	}
+}
+
+// TestFromRunNamesInconclusive: a run failed by inconclusive statistical
+// cases alone says so, naming them; a real failure beside them (a check
+// of the agent, or of the run), or a run edited to say failed over cases
+// that passed, says a check failed. A quarantined failure fails nothing.
+func TestFromRunNamesInconclusive(t *testing.T) {
+	inconclusive := func(name string) *result.Case {
+		return &result.Case{Name: name, Pos: diag.Pos{File: "s.yaml", Line: 4, Col: 5}, Status: result.Failed, Agent: "a", Env: "sandbox",
+			Repeat: &result.Repeat{Procedure: result.ProcedureSPRT, Decision: result.DecisionInconclusive}}
+	}
+	failedCheck := &result.Case{Name: "alerts", Status: result.Failed, Attempts: []*result.Attempt{{Status: result.Failed}}}
+	for _, tc := range []struct {
+		name   string
+		cases  []*result.Case
+		checks []*result.Case
+		status result.RunStatus
+		want   string
+	}{
+		{name: "one", cases: []*result.Case{inconclusive("hours"), {Status: result.Passed}}, want: "1 statistical case was inconclusive (s.yaml:4:5 hours): its runs showed neither"},
+		{name: "two", cases: []*result.Case{inconclusive("hours"), inconclusive("menu")}, want: "2 statistical cases were inconclusive (s.yaml:4:5 hours; s.yaml:4:5 menu): their runs showed neither"},
+		{name: "a quarantined failure beside", cases: []*result.Case{
+			inconclusive("hours"), {Status: result.Failed, Quarantine: &result.Quarantine{Reason: "r", Until: "2099-12-31"}}}, want: "1 statistical case was inconclusive"},
+		{name: "a failure beside", cases: []*result.Case{inconclusive("hours"), {Status: result.Failed}}, want: "a check failed"},
+		{name: "a run-level check beside", cases: []*result.Case{inconclusive("hours")}, checks: []*result.Case{failedCheck}, want: "a check failed"},
+		{name: "edited to failed", cases: []*result.Case{{Status: result.Passed}}, status: result.RunFailed, want: "a check failed"},
+	} {
+		r := &result.Result{Files: []*result.File{{Path: "s.yaml", Cases: tc.cases}}, Checks: tc.checks}
+		ev := FromRun("r.json", r, cmp.Or(tc.status, r.RunStatus()))
+		if !strings.HasPrefix(ev.Why, tc.want) {
+			t.Errorf("%s: why %q, want it to start %q", tc.name, ev.Why, tc.want)
+		}
 	}
 }
