@@ -171,7 +171,7 @@ func (h *Human) RunFinished(r *result.Result) {
 		case c.Status == result.Flaky:
 			// Named again because a retry that rescues an agent wrong
 			// half the time must not read as a clean pass.
-			if note := flakyNote(c); note != "" {
+			if note := c.FlakyNote(); note != "" {
 				line += h.st.flat(" (" + note + ")")
 			}
 			flaky = append(flaky, line)
@@ -485,7 +485,7 @@ func caseNote(c *result.Case) string {
 		notes = append(notes, q)
 	}
 	if c.Status == result.Flaky {
-		if note := flakyNote(c); note != "" {
+		if note := c.FlakyNote(); note != "" {
 			notes = append(notes, note)
 		}
 	}
