@@ -650,26 +650,20 @@ func runWhy(r *result.Result, status result.RunStatus) string {
 }
 
 // inconclusiveWhy says why a failed run failed when every case that
-// failed it is a statistical case that ended inconclusive, or "": such a
-// case counts as failed, though its runs said nothing against the agent,
-// and what is wanted is more runs, not a fix of the agent.
+// failed it is a statistical case that ended inconclusive, or "": what
+// is wanted then is more runs, not a fix of the agent. A failed alert
+// rule's check is no statistical case.
 func inconclusiveWhy(r *result.Result) string {
-	var names []string
-	for _, c := range r.Cases() {
-		if c.Gate() != result.Failed {
-			continue
+	names, broke := r.InconclusiveFailed()
+	for _, c := range r.Checks {
+		if c != nil && c.Gate() == result.Failed {
+			broke++
 		}
-		if !c.Inconclusive() {
-			return ""
-		}
-		names = append(names, fmt.Sprintf("%s %s", c.Pos, c.Name))
 	}
-	n := len(names)
-	if n == 0 {
+	if broke > 0 {
 		return ""
 	}
-	return fmt.Sprintf("%d statistical %s inconclusive (%s): %s showed neither that the agent reaches its pass rate nor that it falls short, and %s as failed; let %s run more (raise or leave out repeat:) or widen %s margin",
-		n, plural(n, "case was", "cases were"), strings.Join(names, "; "), plural(n, "its runs", "their runs"), plural(n, "it counts", "they count"), plural(n, "it", "them"), plural(n, "its", "their"))
+	return result.InconclusiveWhy(names)
 }
 
 // unrecorded lists the agents and environments ("AGENT in ENV") that
