@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -81,6 +83,77 @@ func TestGateThinEvidence(t *testing.T) {
 			for _, w := range tc.not {
 				if strings.Contains(out, w) {
 					t.Errorf("output has %q:\n%s", w, out)
+				}
+			}
+		})
+	}
+}
+
+// TestGateUncheckedComparison: a comparison vouches through its
+// candidate's cases for no more than a run report through its own. Its
+// JSON did not say that a case checked nothing, and the gate counted
+// every pair compared as testing its agent: a comparison of a scenario
+// that reads nothing of the answers passed it. Each side's outcome now
+// says "unchecked": true (a stored candidate report keeps its cases'
+// mark), and the gate names such pairs and counts them out, as it does a
+// run's cases.
+func TestGateUncheckedComparison(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	at := func(name string) string { return filepath.Join(dir, name) }
+	compare := func(report, candidate string, paths ...string) {
+		t.Helper()
+		args := append([]string{"compare", "--baseline", "live", "--candidate", candidate, "--allow-live", "--json", at(report)}, paths...)
+		compareCLI(t, "testdata/gatethin", nil, args...).expect(t, exitOK, "status: passed")
+	}
+	compare("unchecked.json", "pre-release", "suites/unchecked.yaml")
+	compare("mixed.json", "pre-release", "suites/unchecked.yaml", "suites/checked.yaml")
+	compare("twoagents.json", "pre-release", "suites/unchecked.yaml", "suites/greets.yaml")
+	newCLI(t, "testdata/gatethin", nil, "run", "--env", "pre-release", "--json", at("pre.json"), "suites/unchecked.yaml").expect(t, exitOK, "status: passed")
+	compare("stored.json", at("pre.json"), "suites/unchecked.yaml")
+
+	var doc struct {
+		Pairs []struct {
+			Name                string
+			Baseline, Candidate struct{ Unchecked bool }
+		}
+	}
+	for _, name := range []string{"unchecked.json", "stored.json"} {
+		data, err := os.ReadFile(at(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(data, &doc); err != nil {
+			t.Fatal(err)
+		}
+		if len(doc.Pairs) != 1 || !doc.Pairs[0].Baseline.Unchecked || !doc.Pairs[0].Candidate.Unchecked {
+			t.Errorf("%s: pairs %+v, want one unchecked on both sides", name, doc.Pairs)
+		}
+	}
+
+	const listed = "  checked nothing (passed whenever the agent answered):\n    suites/unchecked.yaml:6:5 says hello\n"
+	const alone = "gate: every scenario the comparison compared checked nothing on the candidate or is quarantined (1 checked nothing, 0 quarantined): a case that checks nothing passes whatever the agent answers, so the comparison vouches for nothing; add expectations to the scenarios\n"
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want []string
+	}{
+		{name: "alone", args: []string{at("unchecked.json")}, code: exitFailed, want: []string{listed, alone}},
+		{name: "stored candidate", args: []string{at("stored.json")}, code: exitFailed, want: []string{listed, alone}},
+		{name: "alone, with --agent", args: []string{"--agent", "restaurant", at("unchecked.json")}, code: exitFailed, want: []string{alone}},
+		{name: "beside a case that checks", args: []string{at("mixed.json")}, code: exitOK, want: []string{listed, "gate: passed"}},
+		{name: "beside another agent", args: []string{at("twoagents.json")}, code: exitFailed, want: []string{listed,
+			"gate: restaurant in pre-release: every case of it that ran checked nothing or is quarantined: a case that checks nothing passes whatever the agent answers, and the gate would vouch for its deployment all the same: add expectations to its scenarios, or name the agents promoted with --agent\n"}},
+		{name: "beside another agent, promoted", args: []string{"--agent", "restaurant", at("twoagents.json")}, code: exitFailed, want: []string{
+			"gate: restaurant: every case of it the report tested in pre-release checked nothing or is quarantined: a case that checks nothing passes whatever the agent answers, so the report vouches for the other agents, not for the agent promoted\n"}},
+		{name: "another agent promoted", args: []string{"--agent", "clinic", at("twoagents.json")}, code: exitOK, want: []string{listed, "gate: passed"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := newCLI(t, "testdata/gatethin", preRelease, append([]string{"gate"}, tc.args...)...).expect(t, tc.code)
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
 				}
 			}
 		})

@@ -130,7 +130,7 @@ func verdictOf(s result.Status) string {
 }
 
 func outcomeOf(c *result.Case) *Outcome {
-	o := &Outcome{Status: c.Status, Verdict: verdictOf(c.Status), ConversationID: c.ConversationID(), Agent: c.Agent, Env: c.Env}
+	o := &Outcome{Status: c.Status, Verdict: verdictOf(c.Status), ConversationID: c.ConversationID(), Agent: c.Agent, Env: c.Env, Unchecked: c.Unchecked}
 	if a := compared(c); a != nil {
 		for _, f := range a.Failures {
 			o.Failures = append(o.Failures, f.Message)

@@ -310,6 +310,11 @@ type Outcome struct {
 	// the attempt compared; Error its error, for an errored case.
 	Failures []string `json:"failures,omitempty"`
 	Error    string   `json:"error,omitempty"`
+	// Unchecked is the case's (result.Case.Unchecked): its scenario
+	// checks nothing of the agent, so it passes whenever the agent
+	// answers. `agenttest gate` counts no candidate's such case as
+	// testing its agent, as it counts none of a run.
+	Unchecked bool `json:"unchecked,omitempty"`
 }
 
 // Verdicts of an Outcome.

@@ -58,12 +58,16 @@ import (
 //	            rates: {baseline_passed, baseline_runs, candidate_passed,
 //	            candidate_runs, test: "fisher-exact", p_value} | null}
 //	outcome    {status, verdict: passed | failed | errored | "not run",
-//	            conversation_id, agent, env, failures: [message], error}
+//	            conversation_id, agent, env, failures: [message], error,
+//	            unchecked}
 //	change     {turn, pos, say, what: reply | trace | handoff | state |
 //	            ended | turns | verdict | similar, baseline, candidate, diff}
 //	deployment the run report's form (result.Deployment): {agent, env, id,
 //	            version, read_at, after_id, after_version, after_read_at,
 //	            changed, verified, note}
+//
+// unchecked is true (absent otherwise) when the side's case checks
+// nothing of the agent, as a run report's case says it.
 //
 // class is one of regressed, fixed, changed, slower, faster, unchanged,
 // not-compared, only-baseline, only-candidate: one per pair, so counts add

@@ -131,8 +131,10 @@ type Evidence struct {
 	// Options.NoFlaky.
 	Flaky []Named
 	// Unchecked names the cases that ran and check nothing of the agent
-	// (result.Case.Unchecked), not quarantined: they pass whenever the
-	// agent answers, so they are listed and do not gate (not in Gating).
+	// (result.Case.Unchecked; a comparison: its pairs compared whose
+	// candidate's case is such, compare.Outcome.Unchecked), not
+	// quarantined: they pass whenever the agent answers, so they are
+	// listed and do not gate (not in Gating).
 	Unchecked []Named
 }
 
@@ -480,6 +482,18 @@ func gatingOf(of map[Key]int, agent, env string) int {
 	return n
 }
 
+// gates counts a case that ran (a comparison: a pair compared), not
+// quarantined, of k, as gating, or names it when it checked nothing: it
+// passes whenever the agent answers, and tests nothing of it.
+func (ev *Evidence) gates(k Key, line string, unchecked bool) {
+	if unchecked {
+		ev.Unchecked = append(ev.Unchecked, Named{k, line})
+		return
+	}
+	ev.Gating++
+	ev.GatingOf[k]++
+}
+
 // uncheckedOf reports whether a case of agent in env (any environment
 // when env is empty) ran and checked nothing.
 func (ev Evidence) uncheckedOf(agent, env string) bool {
@@ -553,6 +567,10 @@ const (
 // as a quarantine never changes a run's verdict, and says nothing of the
 // deployment it would promote.
 func (ev Evidence) nothingGated() string {
+	if n := len(ev.Unchecked); n > 0 && ev.What == whatComparison {
+		return fmt.Sprintf("every scenario the comparison compared checked nothing on the candidate or is quarantined (%d checked nothing, %d quarantined): a case that checks nothing passes whatever the agent answers, so the comparison vouches for nothing; add expectations to the scenarios",
+			n, ev.Quarantined)
+	}
 	if ev.What == whatComparison {
 		if ev.Quarantined > 0 {
 			return fmt.Sprintf("every scenario the comparison compared is quarantined (%d of the candidate's cases): a quarantine never fails a comparison, so it vouches for nothing; compare scenarios that are not quarantined", ev.Quarantined)
@@ -588,13 +606,8 @@ func FromRun(path string, r *result.Result, status result.RunStatus) Evidence {
 				if c.Status == result.Flaky {
 					ev.Flaky = append(ev.Flaky, Named{k, fmt.Sprintf("%s %s (%s)", c.Pos, c.Name, c.FlakyNote())})
 				}
-				switch {
-				case !c.Status.Ran():
-				case c.Unchecked:
-					ev.Unchecked = append(ev.Unchecked, Named{k, fmt.Sprintf("%s %s", c.Pos, c.Name)})
-				default:
-					ev.Gating++
-					ev.GatingOf[k]++
+				if c.Status.Ran() {
+					ev.gates(k, fmt.Sprintf("%s %s", c.Pos, c.Name), c.Unchecked)
 				}
 			}
 		}
@@ -739,8 +752,7 @@ func FromComparison(path string, c *compare.Comparison) Evidence {
 			ev.Unbased = append(ev.Unbased, fmt.Sprintf("%s %s", p.Pos, p.Name))
 		}
 		if !p.Quarantined && p.Class.Compared() {
-			ev.Gating++
-			ev.GatingOf[k]++
+			ev.gates(k, fmt.Sprintf("%s %s", p.Pos, p.Name), cc.Unchecked)
 		}
 	}
 	ev.Unrecorded = unrecorded(ran, cand.Deployments)

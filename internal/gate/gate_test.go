@@ -547,6 +547,26 @@ func TestFromComparison(t *testing.T) {
 		t.Errorf("flaky %q", ev.Flaky)
 	}
 
+	// A pair compared whose candidate's case checked nothing is named
+	// and does not gate, as a run's case; one quarantined, or not
+	// compared, is neither.
+	c = comparison()
+	c.Pairs[0].Name, c.Pairs[0].Pos, c.Pairs[0].Candidate.Unchecked = "says hello", diag.Pos{File: "s.yaml", Line: 6, Col: 5}, true
+	unchecked := func(cl compare.Class, quarantined bool) *compare.Pair {
+		o := out(result.Passed)
+		o.Unchecked = true
+		return &compare.Pair{Class: cl, Name: "not named", Quarantined: quarantined, Candidate: o}
+	}
+	c.Pairs = append(c.Pairs, unchecked(compare.Unchanged, true), unchecked(compare.OnlyCandidate, false))
+	ev = FromComparison("c.json", c)
+	if !slices.Equal(ev.Unchecked, []Named{{Key{"restaurant", "pre-release"}, "s.yaml:6:5 says hello"}}) || ev.Gating != 1 || ev.GatingOf[Key{"restaurant", "pre-release"}] != 1 {
+		t.Errorf("unchecked %q gating %d (%v), want the fixed pair named and the unchanged one alone gating", ev.Unchecked, ev.Gating, ev.GatingOf)
+	}
+	c.Pairs[1].Candidate.Unchecked = true
+	if got, want := FromComparison("c.json", c).nothingGated(), "every scenario the comparison compared checked nothing on the candidate or is quarantined (2 checked nothing, 1 quarantined)"; !strings.HasPrefix(got, want) {
+		t.Errorf("nothing gated: %q, want it to start %q", got, want)
+	}
+
 	c = comparison()
 	c.Rerun = &result.Rerun{Of: "first.json", Failed: 4}
 	c.Candidate.Shard = &result.Shard{Index: 1, Total: 2}
