@@ -124,6 +124,7 @@ func TestMessagingHostileEvents(t *testing.T) {
 		reply, conversation string
 	}
 	sig := plantedJWT[strings.LastIndexByte(plantedJWT, '.')+1:]
+	connB64 := base64.StdEncoding.EncodeToString([]byte(plantedConnector))
 	run := func(t *testing.T, tc testCase) {
 		t.Parallel()
 		p := &hostileMessaging{socket: play(tc.frames)}
@@ -624,6 +625,35 @@ func TestMessagingHostileEvents(t *testing.T) {
 				`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"`+plantedConnector[10:]+`"}}`,
 				`{"id":"4","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m2","text":"Hi."}}`, typingStop),
 			reply: "Hi.", conversation: "c-1",
+		},
+		// A platform that cuts a long answer into messages of a few
+		// hundred characters, or an agent that goes on after a pause
+		// (messaging_quiet), can cut a key between two messages, each
+		// frame redacted alone: the reply joins them (with a space), so
+		// the pieces are masked where they meet, in both messages and
+		// their events.
+		{
+			name: "the connector token split between two messages",
+			frames: texts(joinedC1,
+				`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m1","text":"token `+plantedConnector[:10]+`"}}`,
+				`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m2","text":"`+plantedConnector[10:]+` ok"}}`, typingStop),
+			reply: "token [REDACTED] [REDACTED] ok", conversation: "c-1",
+		},
+		{
+			name: "the connector token's base64 split between a message and a stream",
+			frames: texts(joinedC1,
+				`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m1","text":"token `+connB64[:9]+`"}}`,
+				`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m2","delta":"`+connB64[9:20]+`"}}`,
+				`{"id":"4","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m2","delta":"`+connB64[20:]+` ok","final":true}}`, typingStop),
+			reply: "token [REDACTED] [REDACTED] ok", conversation: "c-1",
+		},
+		{
+			name: "the access token's signature split between two messages, a third between",
+			frames: texts(joinedC1,
+				`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"token `+sig[:12]+`"}}`,
+				`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m2","text":"`+sig[12:]+` ok"}}`,
+				`{"id":"4","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"","final":true}}`, typingStop),
+			reply: "token [REDACTED] [REDACTED] ok", conversation: "c-1",
 		},
 		{
 			name: "the connector token echoed in every encoding",
