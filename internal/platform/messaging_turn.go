@@ -692,9 +692,6 @@ func (t *MessagingTurn) maskEvents(r *MessagingReply) {
 // them (each says it was masked) and their events their text.
 func (m *MessagingSession) maskAcross(turn *MessagingTurn, i int) {
 	red := m.redactor()
-	if red.Empty() {
-		return
-	}
 	if j := turn.inReply(i, -1); j >= 0 {
 		turn.maskBetween(red, j, i)
 	}
@@ -718,35 +715,47 @@ func (t *MessagingTurn) inReply(i, step int) int {
 // other in the reply and each clean alone, spell where a's text ends and
 // b's begins. Any match of their joined text crosses that point (each
 // alone holds none), so the masked span is one: what String kept before
-// and after it, each side keeps.
+// and after it, each side keeps. The event that changed either text
+// marked the reply to be joined again (addMessage, maskSpread).
 func (t *MessagingTurn) maskBetween(red *secret.Redactor, a, b int) {
 	x, y := &t.Messages[a], &t.Messages[b]
 	joined := x.Text + y.Text
 	if !red.Contains(joined) {
 		return
 	}
-	clean := red.String(joined)
-	head := min(commonPrefix(joined, clean), len(x.Text))
-	tail := max(len(joined)-commonSuffix(joined, clean), len(x.Text))
+	start, end := maskedSpan(joined, red.String(joined))
+	// A key learnt since one of them was redacted may lie in it whole:
+	// each keeps its own text, and says it was masked.
+	head, tail := min(start, len(x.Text)), max(end, len(x.Text))
 	x.Text, y.Text = x.Text[:head]+secret.Mask, secret.Mask+joined[tail:]
 	t.maskEvents(x)
 	t.maskEvents(y)
-	t.joinReply()
+}
+
+// maskedSpan is the span of text that clean, text redacted with one
+// mask, replaced. The mask's own bytes may be the text's around the key
+// (a key that begins with "[RE"), so that clean shares more of text's
+// start than text kept: of the spans that make clean, the one that
+// starts first is taken, which masks more, never less. A clean of more
+// than one mask (no span makes it) masks the whole text. Every form of
+// a key is longer than the mask (secret.MinLen), so what clean kept of
+// text is shorter than text.
+func maskedSpan(text, clean string) (start, end int) {
+	kept := len(clean) - len(secret.Mask)
+	p := min(commonPrefix(text, clean), kept)
+	for w := max(0, p-len(secret.Mask)); w <= p; w++ {
+		after := kept - w
+		if clean[w:w+len(secret.Mask)] == secret.Mask && clean[w+len(secret.Mask):] == text[len(text)-after:] {
+			return w, len(text) - after
+		}
+	}
+	return 0, len(text)
 }
 
 // commonPrefix is the length in bytes of the longest start a and b share.
 func commonPrefix(a, b string) int {
 	n := 0
 	for n < len(a) && n < len(b) && a[n] == b[n] {
-		n++
-	}
-	return n
-}
-
-// commonSuffix is the length in bytes of the longest end a and b share.
-func commonSuffix(a, b string) int {
-	n := 0
-	for n < len(a) && n < len(b) && a[len(a)-1-n] == b[len(b)-1-n] {
 		n++
 	}
 	return n
