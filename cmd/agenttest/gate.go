@@ -22,6 +22,7 @@ import (
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/report"
 	"github.com/agenttest/agenttest/internal/runner"
+	"github.com/agenttest/agenttest/internal/secret"
 )
 
 const gateUsage = `Usage: agenttest gate [flags] REPORT.json
@@ -47,7 +48,10 @@ promoted. It passes (exit 0) only when all of these hold:
     agent's deployment do not hold up theirs);
   - each agent it vouches for (every agent it records a deployment of,
     or those of --agent) had a case that gates: not every one
-    quarantined or skipped (for a comparison: compared);
+    quarantined, skipped or checking nothing of the agent (for a
+    comparison: compared);
+  - with --no-flaky, no case of an agent it vouches for passed only on
+    a retry;
   - it tested the whole selection: not one shard (run --shard K/N), not
     a --rerun-failed run, not a merge --force of reports that are not
     every shard of one selection on one target, not a run narrowed by
@@ -61,8 +65,9 @@ promoted. It passes (exit 0) only when all of these hold:
 
 Otherwise it refuses (exit 1) and says every reason. Its first lines say
 what the report tested (its cases by status; for a comparison, its
-scenarios by class too, and the baseline it compared with) and each
-deployment it checked. It calls nothing
+scenarios by class too, and the baseline it compared with), the cases
+that passed only on a retry and those that checked nothing, by name,
+and each deployment it checked. It calls nothing
 but GET {build_url}/v1/agents/{agentId}/deployments/active, once per
 agent and environment. The target is chosen as for run: --target NAME
 from agenttest.yaml (or its default_target), overridden field by field by
@@ -97,6 +102,9 @@ type gateOptions struct {
 	// tags and name state the filter the pipeline's run selects by: a
 	// report narrowed by another, or at FILE:LINE, is refused.
 	tags, name string
+	// noFlaky refuses a report in which a case of an agent promoted
+	// passed only on a retry.
+	noFlaky bool
 }
 
 // defaultMaxAge is the oldest report the gate accepts by default: a
@@ -115,6 +123,7 @@ func gateFlags(st *State, o *gateOptions) *flags {
 	f.listVar(&o.agents, "agent", "AGENTTEST_GATE_AGENT", "the agents the pipeline promotes, `IDS` as the suites name them (repeat the flag or separate with commas): refuse a report that did not test each in the target's environment")
 	f.tagsVar(&o.tags, "tags", "AGENTTEST_TAGS", "the `EXPR` the pipeline's run selects scenarios by, exactly as run was given it: a report narrowed by --tags, --name or FILE:LINE is refused unless these state its filter")
 	f.stringVar(&o.name, "name", "AGENTTEST_NAME", "", "the `TEXT` of run --name the pipeline's run selects scenarios by (see --tags)")
+	f.boolVar(&o.noFlaky, "no-flaky", "AGENTTEST_GATE_NO_FLAKY", "refuse a report in which a case of an agent promoted passed only on a retry (flaky)")
 	return f
 }
 
@@ -186,7 +195,7 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 	// The gate compares platforms: a seed names none.
 	gt := runnerTarget(tgt, 0)
 	gt.Env = cmp.Or(gt.Env, runner.DefaultEnv)
-	gopts := gate.Options{Now: now(st), MaxAge: o.maxAge, Target: gt, Agents: o.agents, Tags: o.tags, Name: o.name}
+	gopts := gate.Options{Now: now(st), MaxAge: o.maxAge, Target: gt, Agents: o.agents, Tags: o.tags, Name: o.name, NoFlaky: o.noFlaky}
 	active, refused := readActive(ctx, client, gate.Needed(ev, gopts), configTurnTimeout(cfg), st.Now, st.AfterFunc)
 	if ctx.Err() != nil {
 		// Interrupted while reading: the reads it cut short are no
@@ -224,6 +233,10 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 	if sel := ev.Selected(); sel != "" {
 		out.WriteString("  " + escape.Controls(red.String(sel), "\t") + "\n")
 	}
+	// A green that rests on a retry, or on a case that checks nothing,
+	// is named: a count alone does not say which agent it was.
+	writeNamed(&out, red, "flaky, passed only on a retry:", ev.Flaky)
+	writeNamed(&out, red, "checked nothing (passed whenever the agent answered):", ev.Unchecked)
 	if ev.Baseline != "" {
 		out.WriteString("  against the baseline " + escape.Controls(red.String(ev.Baseline), "\t") + "\n")
 	}
@@ -259,6 +272,19 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 		code = exitErrored
 	}
 	return &exitError{code: code, msg: strings.Join(lines, "\n")}
+}
+
+// writeNamed writes the cases the gate names under head, one a line,
+// escaped and masked as the other lines quoting the report are; nothing
+// when there are none.
+func writeNamed(out *bytes.Buffer, red *secret.Redactor, head string, cases []gate.Named) {
+	if len(cases) == 0 {
+		return
+	}
+	out.WriteString("  " + head + "\n")
+	for _, c := range cases {
+		out.WriteString("    " + escape.Controls(red.String(c.Line), "\t") + "\n")
+	}
 }
 
 // readEvidence reads the report the gate weighs: a report of run, or a

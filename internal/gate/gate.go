@@ -10,8 +10,9 @@
 //
 // The gate passes only when every one of these holds: the run (or the
 // comparison) passed, as its cases (a comparison's pairs and sides) say
-// when its verdict is derived again, on cases not quarantined, of every
-// agent it vouches for; it concluded no longer ago than MaxAge, and no
+// when its verdict is derived again, on cases not quarantined that check
+// something of the agent, of every agent it vouches for (with NoFlaky,
+// none of which passed only on a retry); it concluded no longer ago than MaxAge, and no
 // more than MaxSkew ahead of Now; it ran
 // against the same platform and environment as the gate's target, over
 // its whole selection (not one shard, not a rerun of failures, not a
@@ -124,6 +125,22 @@ type Evidence struct {
 	// a known failure from a regression, and the comparison, which
 	// regresses only what the baseline passed, passes over them.
 	Unbased []string
+	// Flaky names the cases (a comparison: its candidate's) that passed
+	// only on a retry, not quarantined: a green that a failed or errored
+	// attempt came before, which the gate lists, and refuses with
+	// Options.NoFlaky.
+	Flaky []Named
+	// Unchecked names the cases that ran and check nothing of the agent
+	// (result.Case.Unchecked), not quarantined: they pass whenever the
+	// agent answers, so they are listed and do not gate (not in Gating).
+	Unchecked []Named
+}
+
+// Named is a case the gate names, with the agent and environment it ran
+// in: Line is "FILE:LINE:COL NAME", with what more the list says of it.
+type Named struct {
+	Key
+	Line string
 }
 
 // StoredRun is the run of a stored report a comparison's side read.
@@ -173,6 +190,9 @@ type Options struct {
 	// scenarios by (gate --tags, --name), as the run was given them: a
 	// report narrowed otherwise, or at FILE:LINE, is refused.
 	Tags, Name string
+	// NoFlaky refuses a report in which a case of an agent promoted
+	// passed only on a retry (gate --no-flaky).
+	NoFlaky bool
 }
 
 // Decision is the gate's verdict: the reasons it refuses (none: it
@@ -285,6 +305,18 @@ func Check(ev Evidence, o Options, active map[Key]Active) Decision {
 			refuse("the comparison's candidate, report %s, was merged with --force of reports that are not every shard of one selection on one target (%s); compare with the report agenttest merge writes, without --force, of every shard of one run", c.Path, strings.Join(f, "; "))
 		}
 	}
+	if o.NoFlaky {
+		var lines []string
+		for _, f := range ev.Flaky {
+			if o.promotes(f.Agent) {
+				lines = append(lines, f.Line)
+			}
+		}
+		if n := len(lines); n > 0 {
+			refuse("%d %s passed only on a retry (--no-flaky): %s; run the tests again, or gate without --no-flaky",
+				n, plural(n, "case", "cases"), strings.Join(lines, "; "))
+		}
+	}
 	if ev.Passed && ev.Gating == 0 {
 		refuse("%s", ev.nothingGated())
 	}
@@ -381,6 +413,11 @@ func Check(ev Evidence, o Options, active map[Key]Active) Decision {
 				continue
 			}
 			seen[k] = true
+			if ev.uncheckedOf(dep.Agent, dep.Env) {
+				refuse("%s in %s: every case of it that ran checked nothing or is quarantined: a case that checks nothing passes whatever the agent answers, and the gate would vouch for its deployment all the same: add expectations to its scenarios, or name the agents promoted with --agent",
+					dep.Agent, dep.Env)
+				continue
+			}
 			refuse("%s in %s: no case of it gates (each is quarantined, skipped or not compared), and the gate would vouch for its deployment all the same: test it, or name the agents promoted with --agent",
 				dep.Agent, dep.Env)
 		}
@@ -390,6 +427,9 @@ func Check(ev Evidence, o Options, active map[Key]Active) Decision {
 		case !testedIn(ev.Deployments, agent, o.Target.Env):
 			refuse("%s: the report did not test it%s (it tested %s): it cannot vouch for the agent promoted; gate a report of a run of its suites",
 				agent, inEnv(o.Target.Env), testedList(ev.Deployments))
+		case ev.Gating > 0 && gatingOf(ev.GatingOf, agent, o.Target.Env) == 0 && ev.uncheckedOf(agent, o.Target.Env):
+			refuse("%s: every case of it the report tested%s checked nothing or is quarantined: a case that checks nothing passes whatever the agent answers, so the report vouches for the other agents, not for the agent promoted",
+				agent, inEnv(o.Target.Env))
 		case ev.Gating > 0 && gatingOf(ev.GatingOf, agent, o.Target.Env) == 0:
 			// Its deployment was read, but every case of it that ran is
 			// quarantined: the others' cases vouch for them, not for it.
@@ -438,6 +478,14 @@ func gatingOf(of map[Key]int, agent, env string) int {
 		}
 	}
 	return n
+}
+
+// uncheckedOf reports whether a case of agent in env (any environment
+// when env is empty) ran and checked nothing.
+func (ev Evidence) uncheckedOf(agent, env string) bool {
+	return slices.ContainsFunc(ev.Unchecked, func(u Named) bool {
+		return u.Agent == agent && (env == "" || u.Env == env)
+	})
 }
 
 // inEnv is " in ENV", or "" when env is empty.
@@ -511,6 +559,10 @@ func (ev Evidence) nothingGated() string {
 		}
 		return "the comparison compared no scenario: it vouches for nothing"
 	}
+	if n := len(ev.Unchecked); n > 0 {
+		return fmt.Sprintf("every case the run tested checked nothing or is quarantined (%d checked nothing, %d quarantined): a case that checks nothing passes whatever the agent answers, so the report vouches for nothing; add expectations to the scenarios",
+			n, ev.Quarantined)
+	}
 	if ev.Quarantined > 0 {
 		return fmt.Sprintf("every case the run tested is quarantined (%d): a quarantined case never gates a run, whatever its outcome, so the report vouches for nothing; gate a run of cases that are not quarantined", ev.Quarantined)
 	}
@@ -531,10 +583,18 @@ func FromRun(path string, r *result.Result, status result.RunStatus) Evidence {
 			case c.Status == result.Skipped && result.IsStopReason(c.SkipReason):
 				ev.Stopped++
 			default:
+				k := Key{c.Agent, c.Env}
 				ev.Cases[c.Status]++
-				if c.Status.Ran() {
+				if c.Status == result.Flaky {
+					ev.Flaky = append(ev.Flaky, Named{k, fmt.Sprintf("%s %s (%s)", c.Pos, c.Name, c.FlakyNote())})
+				}
+				switch {
+				case !c.Status.Ran():
+				case c.Unchecked:
+					ev.Unchecked = append(ev.Unchecked, Named{k, fmt.Sprintf("%s %s", c.Pos, c.Name)})
+				default:
 					ev.Gating++
-					ev.GatingOf[Key{c.Agent, c.Env}]++
+					ev.GatingOf[k]++
 				}
 			}
 		}
@@ -559,6 +619,9 @@ func FromRun(path string, r *result.Result, status result.RunStatus) Evidence {
 func runWhy(r *result.Result, status result.RunStatus) string {
 	switch status {
 	case result.RunFailed:
+		if why := inconclusiveWhy(r); why != "" {
+			return why
+		}
 		return "a check failed"
 	case result.RunErrored:
 		if len(r.DeploymentChanges()) > 0 {
@@ -584,6 +647,23 @@ func runWhy(r *result.Result, status result.RunStatus) string {
 		return "nothing was tested"
 	}
 	return ""
+}
+
+// inconclusiveWhy says why a failed run failed when every case that
+// failed it is a statistical case that ended inconclusive, or "": what
+// is wanted then is more runs, not a fix of the agent. A failed alert
+// rule's check is no statistical case.
+func inconclusiveWhy(r *result.Result) string {
+	names, broke := r.InconclusiveFailed()
+	for _, c := range r.Checks {
+		if c != nil && c.Gate() == result.Failed {
+			broke++
+		}
+	}
+	if broke > 0 {
+		return ""
+	}
+	return result.InconclusiveWhy(names)
 }
 
 // unrecorded lists the agents and environments ("AGENT in ENV") that
@@ -651,6 +731,9 @@ func FromComparison(path string, c *compare.Comparison) Evidence {
 			ev.Quarantined++
 		} else {
 			ev.Cases[cc.Status]++
+		}
+		if !p.Quarantined && cc.Status == result.Flaky {
+			ev.Flaky = append(ev.Flaky, Named{k, fmt.Sprintf("%s %s", p.Pos, p.Name)})
 		}
 		if !p.Quarantined && p.Class == compare.OnlyCandidate && cc.Status >= result.Failed {
 			ev.Unbased = append(ev.Unbased, fmt.Sprintf("%s %s", p.Pos, p.Name))

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"cmp"
 	"errors"
 	"slices"
 	"strings"
@@ -537,6 +538,15 @@ func TestFromComparison(t *testing.T) {
 		t.Errorf("unbased %q", ev.Unbased)
 	}
 
+	// The candidate's flaky cases are named, as a run's are; one under
+	// quarantine gates nothing, and is not.
+	c = comparison()
+	c.Pairs[1].Name, c.Pairs[1].Pos = "varies", diag.Pos{File: "s.yaml", Line: 12, Col: 5}
+	c.Pairs = append(c.Pairs, &compare.Pair{Class: compare.Unchanged, Name: "quarantined", Quarantined: true, Candidate: out(result.Flaky)})
+	if ev := FromComparison("c.json", c); !slices.Equal(ev.Flaky, []Named{{Key{"restaurant", "pre-release"}, "s.yaml:12:5 varies"}}) {
+		t.Errorf("flaky %q", ev.Flaky)
+	}
+
 	c = comparison()
 	c.Rerun = &result.Rerun{Of: "first.json", Failed: 4}
 	c.Candidate.Shard = &result.Shard{Index: 1, Total: 2}
@@ -579,5 +589,106 @@ func TestTested(t *testing.T) {
 		{Status: result.Skipped, SkipReason: result.ReasonFailFast}, {Status: result.Skipped, SkipReason: result.ReasonCredentials}}}}}
 	if got, want := FromRun("r.json", r, result.RunFailed).Tested(), "tested 4 cases: 1 failed, 1 skipped, 2 not run (the run stopped)"; got != want {
 		t.Errorf("tested %q, want %q", got, want)
+	}
+}
+
+// TestCheckNoFlaky: --no-flaky refuses a case that passed only on a
+// retry, of the agents promoted alone; without it the gate passes.
+func TestCheckNoFlaky(t *testing.T) {
+	now := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
+	dep := func(agent string) *result.Deployment {
+		return &result.Deployment{Agent: agent, Env: "sandbox", ID: "dep-" + agent, After: "dep-" + agent}
+	}
+	ev := Evidence{Path: "r.json", What: "run", Status: "passed", Passed: true, Started: now.Add(-time.Hour), Concluded: now.Add(-time.Hour),
+		Deployments: []*result.Deployment{dep("restaurant"), dep("clinic")}, Gating: 2,
+		GatingOf: map[Key]int{{"restaurant", "sandbox"}: 1, {"clinic", "sandbox"}: 1},
+		Flaky:    []Named{{Key{"clinic", "sandbox"}, "s.yaml:4:5 renews (passed on attempt 2 of 2 after a failed check)"}}}
+	active := map[Key]Active{{"restaurant", "sandbox"}: {ID: "dep-restaurant"}, {"clinic", "sandbox"}: {ID: "dep-clinic"}}
+	const refused = "1 case passed only on a retry (--no-flaky): s.yaml:4:5 renews (passed on attempt 2 of 2 after a failed check); run the tests again, or gate without --no-flaky"
+	for _, tc := range []struct {
+		noFlaky bool
+		agents  []string
+		want    []string
+	}{
+		{noFlaky: false},
+		{noFlaky: true, want: []string{refused}},
+		{noFlaky: true, agents: []string{"clinic"}, want: []string{refused}},
+		{noFlaky: true, agents: []string{"restaurant"}},
+	} {
+		d := Check(ev, Options{Now: now, MaxAge: 24 * time.Hour, Target: result.Target{Env: "sandbox"}, Agents: tc.agents, NoFlaky: tc.noFlaky}, active)
+		if !slices.Equal(d.Reasons, tc.want) {
+			t.Errorf("--no-flaky %v --agent %q: reasons %q, want %q", tc.noFlaky, tc.agents, d.Reasons, tc.want)
+		}
+	}
+}
+
+// TestCheckUnchecked: an agent promoted whose cases that ran all checked
+// nothing is refused as such, in the environment the gate weighs (any,
+// when it names none); a case of another agent, or of another
+// environment, that checked nothing does not make its cases such.
+func TestCheckUnchecked(t *testing.T) {
+	now := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
+	deps := []*result.Deployment{
+		{Agent: "restaurant", Env: "sandbox", ID: "dep-r", After: "dep-r"},
+		{Agent: "clinic", Env: "sandbox", ID: "dep-c", After: "dep-c"},
+	}
+	active := map[Key]Active{{"restaurant", "sandbox"}: {ID: "dep-r"}, {"clinic", "sandbox"}: {ID: "dep-c"}}
+	const (
+		unchecked   = "restaurant: every case of it the report tested checked nothing or is quarantined"
+		quarantined = "restaurant: every case of it the report tested in sandbox is quarantined"
+	)
+	for _, tc := range []struct {
+		name string
+		env  string
+		of   Key
+		want string
+	}{
+		{name: "its own, no environment stated", of: Key{"restaurant", "sandbox"}, want: unchecked},
+		{name: "its own, in sandbox", env: "sandbox", of: Key{"restaurant", "sandbox"}, want: "restaurant: every case of it the report tested in sandbox checked nothing"},
+		{name: "of another environment", env: "sandbox", of: Key{"restaurant", "live"}, want: quarantined},
+		{name: "of another agent", env: "sandbox", of: Key{"clinic", "sandbox"}, want: quarantined},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ev := Evidence{Path: "r.json", What: "run", Status: "passed", Passed: true, Started: now.Add(-time.Hour), Concluded: now.Add(-time.Hour),
+				Deployments: deps, Gating: 1, GatingOf: map[Key]int{{"clinic", "sandbox"}: 1},
+				Unchecked: []Named{{tc.of, "s.yaml:4:5 says hello"}}}
+			d := Check(ev, Options{Now: now, MaxAge: 24 * time.Hour, Target: result.Target{Env: tc.env}, Agents: []string{"restaurant"}}, active)
+			if len(d.Reasons) != 1 || !strings.HasPrefix(d.Reasons[0], tc.want) {
+				t.Errorf("reasons %q, want one starting %q", d.Reasons, tc.want)
+			}
+		})
+	}
+}
+
+// TestFromRunNamesInconclusive: a run failed by inconclusive statistical
+// cases alone says so, naming them; a real failure beside them (a check
+// of the agent, or of the run), or a run edited to say failed over cases
+// that passed, says a check failed. A quarantined failure fails nothing.
+func TestFromRunNamesInconclusive(t *testing.T) {
+	inconclusive := func(name string) *result.Case {
+		return &result.Case{Name: name, Pos: diag.Pos{File: "s.yaml", Line: 4, Col: 5}, Status: result.Failed, Agent: "a", Env: "sandbox",
+			Repeat: &result.Repeat{Procedure: result.ProcedureSPRT, Decision: result.DecisionInconclusive}}
+	}
+	failedCheck := &result.Case{Name: "alerts", Status: result.Failed, Attempts: []*result.Attempt{{Status: result.Failed}}}
+	for _, tc := range []struct {
+		name   string
+		cases  []*result.Case
+		checks []*result.Case
+		status result.RunStatus
+		want   string
+	}{
+		{name: "one", cases: []*result.Case{inconclusive("hours"), {Status: result.Passed}}, want: "1 statistical case was inconclusive (s.yaml:4:5 hours): its runs showed neither"},
+		{name: "two", cases: []*result.Case{inconclusive("hours"), inconclusive("menu")}, want: "2 statistical cases were inconclusive (s.yaml:4:5 hours; s.yaml:4:5 menu): their runs showed neither"},
+		{name: "a quarantined failure beside", cases: []*result.Case{
+			inconclusive("hours"), {Status: result.Failed, Quarantine: &result.Quarantine{Reason: "r", Until: "2099-12-31"}}}, want: "1 statistical case was inconclusive"},
+		{name: "a failure beside", cases: []*result.Case{inconclusive("hours"), {Status: result.Failed}}, want: "a check failed"},
+		{name: "a run-level check beside", cases: []*result.Case{inconclusive("hours")}, checks: []*result.Case{failedCheck}, want: "a check failed"},
+		{name: "edited to failed", cases: []*result.Case{{Status: result.Passed}}, status: result.RunFailed, want: "a check failed"},
+	} {
+		r := &result.Result{Files: []*result.File{{Path: "s.yaml", Cases: tc.cases}}, Checks: tc.checks}
+		ev := FromRun("r.json", r, cmp.Or(tc.status, r.RunStatus()))
+		if !strings.HasPrefix(ev.Why, tc.want) {
+			t.Errorf("%s: why %q, want it to start %q", tc.name, ev.Why, tc.want)
+		}
 	}
 }

@@ -172,8 +172,8 @@ func annotateCase(b *annotations, f *result.File, c *result.Case) {
 	switch {
 	case c.Status == result.Flaky:
 		// Whether the retry got past the agent or the platform is what a
-		// reader of the annotation needs first (flakyNote).
-		level, title = "warning", "flaky ("+cmp.Or(flakyNote(c), "passed on retry")+"): "+c.Name
+		// reader of the annotation needs first (FlakyNote).
+		level, title = "warning", "flaky ("+cmp.Or(c.FlakyNote(), "passed on retry")+"): "+c.Name
 	case c.Quarantined() && (c.Status == result.Failed || c.Status == result.Errored):
 		level, title = "warning", c.Status.String()+" (quarantined, not gating): "+c.Name
 	case c.Inconclusive():

@@ -268,7 +268,7 @@ func toHTMLCase(fi int, f *result.File, c *result.Case) htmlCase {
 		if q := quarantineNote(c); q != "" {
 			notes = append(notes, q)
 		}
-		if note := flakyNote(c); c.Status == result.Flaky && note != "" {
+		if note := c.FlakyNote(); c.Status == result.Flaky && note != "" {
 			notes = append(notes, note)
 		}
 		if c.Repeat != nil {

@@ -171,7 +171,7 @@ func (h *Human) RunFinished(r *result.Result) {
 		case c.Status == result.Flaky:
 			// Named again because a retry that rescues an agent wrong
 			// half the time must not read as a clean pass.
-			if note := flakyNote(c); note != "" {
+			if note := c.FlakyNote(); note != "" {
 				line += h.st.flat(" (" + note + ")")
 			}
 			flaky = append(flaky, line)
@@ -376,14 +376,14 @@ func erroredWhy(n, config int) string {
 }
 
 // failedWhy says what failed a run: a check of a scenario (the agent
-// broke an expectation), a firing alert rule, or both. An alert rule is
+// broke an expectation), a statistical case that ended inconclusive, a
+// firing alert rule, or several. An alert rule is
 // named with its metric, since it may measure the platform (api_errors:
 // its own 5xx answers) rather than the agent.
 func failedWhy(r *result.Result) string {
-	scenario := false
-	for _, c := range r.Scenarios() {
-		scenario = scenario || c.Gate() == result.Failed
-	}
+	// A statistical case that ended inconclusive counts as failed, but
+	// its runs said nothing against the agent: it is said apart.
+	inconclusive, broke := r.InconclusiveFailed()
 	var fired []string
 	platform := false
 	for _, c := range r.Checks {
@@ -396,8 +396,13 @@ func failedWhy(r *result.Result) string {
 		}
 	}
 	var why []string
-	if scenario || len(fired) == 0 {
+	if broke > 0 || len(fired) == 0 && len(inconclusive) == 0 {
 		why = append(why, "a check failed: the agent broke an expectation")
+	}
+	if broke == 0 && len(inconclusive) > 0 {
+		// Beside a broken expectation, the counts line already says
+		// "N inconclusive (counted as failed)".
+		why = append(why, result.InconclusiveWhy(inconclusive))
 	}
 	if n, config := r.ErroredScenarios(); n > 0 {
 		// A platform error beside a broken expectation is said too: the
@@ -485,7 +490,7 @@ func caseNote(c *result.Case) string {
 		notes = append(notes, q)
 	}
 	if c.Status == result.Flaky {
-		if note := flakyNote(c); note != "" {
+		if note := c.FlakyNote(); note != "" {
 			notes = append(notes, note)
 		}
 	}

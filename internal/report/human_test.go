@@ -385,37 +385,6 @@ func TestDeploymentLinesEscapeControls(t *testing.T) {
 	}
 }
 
-// TestFlakyNote: a flaky case says what its earlier attempts met, so
-// that a retry past a platform error does not read as an agent that
-// varies.
-func TestFlakyNote(t *testing.T) {
-	t.Parallel()
-	failed := &result.Attempt{Status: result.Failed}
-	errored := func(kind string, status int) *result.Attempt {
-		return &result.Attempt{Status: result.Errored, Error: &result.Error{Kind: kind, Status: status}}
-	}
-	for _, tc := range []struct {
-		before []*result.Attempt
-		want   string
-	}{
-		{[]*result.Attempt{failed}, "passed on attempt 2 of 2 after a failed check"},
-		{[]*result.Attempt{errored(result.KindHTTP, 500)}, "passed on attempt 2 of 2 after a platform error (500)"},
-		{[]*result.Attempt{errored(result.KindHTTP, 0)}, "passed on attempt 2 of 2 after a platform error"},
-		{[]*result.Attempt{errored(result.KindTimeout, 0), errored(result.KindTimeout, 0)}, "passed on attempt 3 of 3 after a timeout"},
-		{[]*result.Attempt{failed, errored(result.KindNetwork, 0), failed}, "passed on attempt 4 of 4 after a failed check and a network error"},
-	} {
-		c := &result.Case{Status: result.Flaky}
-		for i, a := range append(tc.before, &result.Attempt{Status: result.Passed}) {
-			a := *a
-			a.Number = i + 1
-			c.Attempts = append(c.Attempts, &a)
-		}
-		if got := flakyNote(c); got != tc.want {
-			t.Errorf("flakyNote = %q, want %q", got, tc.want)
-		}
-	}
-}
-
 // TestHumanEscapesRunText: the run's own lines (the first, naming the
 // target; the summary's stop, deployment and check lines; the status
 // line) hold text a config file, a platform or, read back by agenttest

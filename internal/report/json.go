@@ -64,7 +64,9 @@ import (
 //
 //	case     {name, pos, tags, status, duration_ms, agent, env, variant, via,
 //	          streaming (true when over messaging with streamed replies), skip_reason, conversation_id, repeat, quarantine,
-//	          rate_limited, rate_waited_ms, attempts: [attempt]}
+//	          rate_limited, rate_waited_ms, unchecked (true when the scenario
+//	          checks nothing of the agent: it passes whenever the agent
+//	          answers), attempts: [attempt]}
 //	repeat   {procedure, decision, runs, passed, failed, errored, discarded,
 //	          limit, needed, pass_rate, margin, confidence,
 //	          interval: {lower, upper, level}, scores: [spread]}  (repeated cases only)
@@ -267,6 +269,7 @@ type jsonCase struct {
 	Quarantine     *jsonQuarantine `json:"quarantine,omitempty"`
 	RateLimited    int             `json:"rate_limited,omitempty"`
 	RateWaitedMS   float64         `json:"rate_waited_ms,omitempty"`
+	Unchecked      bool            `json:"unchecked,omitempty"`
 	// Attempts are written after the members above (writeCase).
 	Attempts []*result.Attempt `json:"-"`
 }
@@ -814,6 +817,7 @@ func toJSONCase(c *result.Case) jsonCase {
 		ConversationID: c.ConversationID(),
 		RateLimited:    c.RateLimited,
 		RateWaitedMS:   millis(c.RateWaited),
+		Unchecked:      c.Unchecked,
 	}
 	if c.Status == result.Pending && jc.SkipReason == "" {
 		jc.SkipReason = notRunReason

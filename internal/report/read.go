@@ -169,6 +169,7 @@ func (rd *reader) readCase(path []any, jc readCase) *result.Case {
 		Name: jc.Name, Pos: fromJSONPos(jc.Pos), Tags: jc.Tags, Status: rd.Status(member(path, "status"), jc.Status),
 		Duration: rd.Millis(member(path, "duration_ms"), jc.DurationMS), Agent: jc.Agent, Env: jc.Env, Variant: jc.Variant, Via: jc.Via, Streaming: jc.Streaming,
 		SkipReason: jc.SkipReason, RateLimited: jc.RateLimited, RateWaited: rd.Millis(member(path, "rate_waited_ms"), jc.RateWaitedMS),
+		Unchecked: jc.Unchecked,
 	}
 	if rp := jc.Repeat; rp != nil {
 		c.Repeat = &result.Repeat{Procedure: rp.Procedure, Decision: rp.Decision, Runs: rp.Runs, Passed: rp.Passed, Failed: rp.Failed,

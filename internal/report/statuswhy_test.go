@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/result"
 )
 
@@ -138,6 +139,8 @@ func TestStatusLineNamesConfigurationErrors(t *testing.T) {
 // cannot be run as written.
 func TestStatusLineFailedBesideErrored(t *testing.T) {
 	failed := &result.Case{Status: result.Failed, Attempts: []*result.Attempt{{Status: result.Failed}}}
+	inconclusive := &result.Case{Name: "reads the hours", Pos: diag.Pos{File: "s.yaml", Line: 7, Col: 5}, Status: result.Failed,
+		Repeat: &result.Repeat{Decision: result.DecisionInconclusive}, Attempts: []*result.Attempt{{Status: result.Passed}}}
 	errored := func(kind string) *result.Case {
 		return &result.Case{Status: result.Errored, Attempts: []*result.Attempt{{Status: result.Errored, Error: &result.Error{Kind: kind}}}}
 	}
@@ -151,6 +154,12 @@ func TestStatusLineFailedBesideErrored(t *testing.T) {
 			"a check failed: the agent broke an expectation; 2 cases errored too: the platform or the network broke, not the agent"},
 		{"a configuration error", []*result.Case{failed, errored(result.KindConfig)},
 			"a check failed: the agent broke an expectation; 1 case errored too: its scenario cannot be run as written (a configuration error; retrying will not help)"},
+		// An inconclusive statistical case counts as failed, but its
+		// runs said nothing against the agent: alone, it is what is said;
+		// beside a broken expectation, the counts line says it.
+		{"only inconclusive", []*result.Case{inconclusive},
+			"1 statistical case was inconclusive (s.yaml:7:5 reads the hours): its runs showed neither that the agent reaches its pass rate nor that it falls short, and it counts as failed; let it run more (raise or leave out repeat:) or widen its margin"},
+		{"inconclusive beside a broken expectation", []*result.Case{failed, inconclusive}, "a check failed: the agent broke an expectation"},
 	} {
 		f := &result.File{Path: "s.yaml", Suite: "s", Cases: tc.cases}
 		r := &result.Result{Files: []*result.File{f}}

@@ -1,6 +1,10 @@
 package result
 
-import "iter"
+import (
+	"fmt"
+	"iter"
+	"strings"
+)
 
 // Scenarios yields each case of the run's files with its file, in file
 // order, skipping nil files and cases: the walk every renderer makes.
@@ -111,4 +115,41 @@ func (r *Result) ErroredScenarios() (errored, config int) {
 		}
 	}
 	return errored, config
+}
+
+// InconclusiveFailed splits the scenarios whose verdict failed the run:
+// the statistical ones that ended inconclusive, named "POS NAME" in case
+// order, and how many failed otherwise (a check broke). An inconclusive
+// case counts as failed though its runs said nothing against the agent,
+// so what failed a run is said apart (InconclusiveWhy).
+func (r *Result) InconclusiveFailed() (inconclusive []string, broke int) {
+	for _, c := range r.Scenarios() {
+		switch {
+		case c.Gate() != Failed:
+		case c.Inconclusive():
+			inconclusive = append(inconclusive, fmt.Sprintf("%s %s", c.Pos, c.Name))
+		default:
+			broke++
+		}
+	}
+	return inconclusive, broke
+}
+
+// InconclusiveWhy says that the statistical cases named (InconclusiveFailed)
+// ended inconclusive, and what is wanted of them: more runs, not a fix of
+// the agent; "" for none.
+func InconclusiveWhy(names []string) string {
+	n := len(names)
+	if n == 0 {
+		return ""
+	}
+	one := n == 1
+	pick := func(a, b string) string {
+		if one {
+			return a
+		}
+		return b
+	}
+	return fmt.Sprintf("%d statistical %s inconclusive (%s): %s showed neither that the agent reaches its pass rate nor that it falls short, and %s as failed; let %s run more (raise or leave out repeat:) or widen %s margin",
+		n, pick("case was", "cases were"), strings.Join(names, "; "), pick("its runs", "their runs"), pick("it counts", "they count"), pick("it", "them"), pick("its", "their"))
 }

@@ -432,6 +432,11 @@ type Case struct {
 	// the run's budget per case errors it (KindRateLimited).
 	RateLimited int           `json:"rate_limited,omitempty"`
 	RateWaited  time.Duration `json:"rate_waited_ns,omitempty"`
+	// Unchecked is true when the scenario checks nothing of the agent (no
+	// check, capture, probe or confirmation: the lint warning "the
+	// scenario checks nothing"): it passes whenever the agent answers,
+	// and a gate must not take its pass for a test of the agent.
+	Unchecked bool `json:"unchecked,omitempty"`
 }
 
 // Quarantined reports whether the case is under a quarantine that holds:
@@ -458,6 +463,64 @@ func (c *Case) Gate() Status {
 // against the agent.
 func (c *Case) Inconclusive() bool {
 	return c.Repeat != nil && c.Repeat.Decision == DecisionInconclusive
+}
+
+// FlakyNote says on which attempt a flaky case passed and what the
+// attempts before met: "passed on attempt 2 of 2 after a failed check"
+// (the agent answered wrong, then right: it varies) or "... after a
+// platform error (500)" (the platform broke: nothing is known against the
+// agent). Both count as flaky (Flaky); this says which it was.
+func (c *Case) FlakyNote() string {
+	last := c.Last()
+	if last == nil {
+		return ""
+	}
+	var what []string
+	seen := map[string]bool{}
+	for _, a := range c.Attempts[:len(c.Attempts)-1] {
+		w := ""
+		switch {
+		case a == nil:
+		case a.Status == Failed:
+			w = "a failed check"
+		case a.Status == Errored:
+			w = errorWhat(a.Error)
+		}
+		if w != "" && !seen[w] {
+			seen[w] = true
+			what = append(what, w)
+		}
+	}
+	note := fmt.Sprintf("passed on attempt %d of %d", last.Number, len(c.Attempts))
+	if len(what) > 0 {
+		note += " after " + strings.Join(what, " and ")
+	}
+	return note
+}
+
+// errorWhat names the kind of an attempt's error for FlakyNote.
+func errorWhat(e *Error) string {
+	if e == nil {
+		return "an error"
+	}
+	switch e.Kind {
+	case KindHTTP:
+		if e.Status > 0 {
+			return fmt.Sprintf("a platform error (%d)", e.Status)
+		}
+		return "a platform error"
+	case KindTimeout:
+		return "a timeout"
+	case KindNetwork:
+		return "a network error"
+	case KindRateLimited:
+		return "a rate limit"
+	case KindMessaging:
+		return "a Messaging error"
+	case KindConfig:
+		return "a configuration error"
+	}
+	return "an error (" + e.Kind + ")"
 }
 
 // Quarantine is the quarantine of a case, as the run found it.

@@ -66,6 +66,9 @@ func plan(suites []*scenario.Suite, opts Options) ([]*result.File, []*job) {
 				Agent:   cmp.Or(sc.Agent, s.Agent, opts.DefaultAgent),
 				Env:     cmp.Or(sc.Env, s.Env, opts.DefaultEnv, DefaultEnv),
 				Variant: sc.Start.Variant,
+				// Said in the report, not only warned of when the
+				// suite loads: the gate reads the report, not the log.
+				Unchecked: !scenario.ChecksSomething(sc.Steps),
 			}
 			if sc.Messaging() {
 				c.Via = steps.ViaMessaging
