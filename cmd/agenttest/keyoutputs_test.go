@@ -1,6 +1,7 @@
 package main
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -106,5 +107,34 @@ func TestCompareOfReportsShowsNoKey(t *testing.T) {
 	}
 	if !strings.Contains(texts["stdout"], "tonight{+ "+secret.Mask) || !strings.Contains(texts["compare.html"], "how can I help you today? "+secret.Mask) {
 		t.Errorf("the reply and the matcher's text are not shown masked: the test tests nothing\n%s", texts["stdout"])
+	}
+}
+
+// TestCommandErrorsShowNoKey: a key the environment holds, given by
+// mistake as the value of another setting (a flag, or the variable that
+// sets it), is masked in the error that refuses it, whatever the
+// command. Before, the message quoted it as given: `--rate:
+// "PLANTbuild-..." is not a number of requests per second`.
+func TestCommandErrorsShowNoKey(t *testing.T) {
+	t.Parallel()
+	const key = plantedBuildKey
+	dir := writeTree(t, map[string]string{"s.yaml": "agent: restaurant\nscenarios:\n  - {name: books, turns: [{say: hi, expect: {response: hi}}]}\n"})
+	for _, tc := range []struct {
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{map[string]string{"AGENTTEST_RATE": key}, []string{"run", "--sim", "s.yaml"}, `--rate: "` + secret.Mask + `" is not a number`},
+		{nil, []string{"run", "--sim", "--rate", key, "s.yaml"}, `--rate: "` + secret.Mask + `" is not a number`},
+		{map[string]string{"AGENTTEST_SHARD": key}, []string{"list", "s.yaml"}, secret.Mask},
+		{nil, []string{"compare", "--baseline", "sandbox", "--candidate", "pre-release", "--sim", "--confidence", key, "s.yaml"}, secret.Mask},
+	} {
+		env := map[string]string{"AGENTTEST_BUILD_KEY": key}
+		maps.Copy(env, tc.env)
+		c := newCLI(t, dir, env, tc.args...)
+		out := c.expect(t, exitUsage, tc.want)
+		if f := keyIn(out, secret.Forms(key)); f != "" {
+			t.Errorf("%v shows the key as %q:\n%s", tc.args, f, out)
+		}
 	}
 }
