@@ -479,6 +479,21 @@ func TestSecretsInEveryForm(t *testing.T) {
 			if masked != len(suites) {
 				t.Errorf("%d of %d runs show %s in both reports: the echoes were not exercised", masked, len(suites), secret.Mask)
 			}
+			// On a terminal, with and without -v: the live lines and
+			// colours, the near note without -v.
+			for _, args := range [][]string{{"run", "forms.yaml"}, {"run", "-v", "forms.yaml"}} {
+				c := newCLI(t, dir, env, args...)
+				c.st.StdoutTTY = true
+				if code := c.run(t); code != exitFailed {
+					t.Fatalf("%v on a terminal: exit %d, want %d\n%s%s", args, code, exitFailed, c.stdout, c.stderr)
+				}
+				if f := keyIn(c.stdout.String()+c.stderr.String(), forms); f != "" {
+					t.Errorf("%v on a terminal shows the key as %q", args, f)
+				}
+				if !strings.Contains(c.stdout.String(), "near threshold: similar") {
+					t.Errorf("%v on a terminal: no near note\n%s", args, c.stdout)
+				}
+			}
 		})
 	}
 }
