@@ -81,7 +81,7 @@ var commands = []string{"run", "lint", "list", "sim", "steps", "webhooks", "hist
 // carrying the exit code. Interrupts on st.Signals cancel ctx once; a
 // second one exits at once through st.Exit.
 func run(ctx context.Context, st *State) (err error) {
-	defer func() { err = guardMessage(st, err) }()
+	defer func() { err = guardMessage(st, maskMessage(st, err)) }()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	what := "stopping"

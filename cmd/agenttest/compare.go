@@ -399,7 +399,7 @@ func cmdCompare(ctx context.Context, st *State, args []string) error {
 	if err := compare.WriteText(&out, c, compare.TextOptions{Color: useColor(st, o.noColor) && st.StdoutTTY, Verbose: o.verbose}); err != nil {
 		return err
 	}
-	red := sidesRedactor(sides)
+	red := sidesRedactor(st, sides)
 	// A console whose reader went away (| head) is no failure of the
 	// comparison: its reports and exit code stand, as a run's do.
 	console := consoleErr(red.Writer(st.Stdout).Write(out.Bytes()))
@@ -528,9 +528,12 @@ func cmpOrDefault(env string) string {
 	return env
 }
 
-// sidesRedactor masks the keys of every side's target in the console.
-func sidesRedactor(sides []*side) *secret.Redactor {
-	var keys []string
+// sidesRedactor masks the keys of every side's target in the console
+// and the reports, and the keys the environment holds (envKeys), as
+// history and merge mask the reports they read: a stored report side is
+// anyone's text, and a comparison of two reports has no target.
+func sidesRedactor(st *State, sides []*side) *secret.Redactor {
+	keys := envKeys(st, nil)
 	for _, s := range sides {
 		if s.tgt != nil {
 			keys = append(keys, s.tgt.Secrets()...)

@@ -32,6 +32,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/secret"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
@@ -432,7 +433,6 @@ func TestSecretsInEveryForm(t *testing.T) {
 	}
 	replies.WriteString("  - {name: copied, agent: raw, greeting: {response: {matches: \"${env:COPY}\"}}, turns: [{say: hi}]}\n")
 	suites := map[string]string{
-		"forms.yaml":     replies.String(),
 		"forms-401.yaml": "suite: forms 401\nscenarios:\n  - {name: every form in a 401, agent: all-401, turns: [{say: hi}]}\n",
 	}
 	for _, key := range keys {
@@ -440,6 +440,8 @@ func TestSecretsInEveryForm(t *testing.T) {
 			t.Parallel()
 			srv := formsPlatform(t)
 			dir := t.TempDir()
+			suites := maps.Clone(suites)
+			suites["forms.yaml"] = replies.String() + similarScenarios(key)
 			for name, src := range suites {
 				if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
 					t.Fatal(err)
@@ -466,6 +468,10 @@ func TestSecretsInEveryForm(t *testing.T) {
 				}
 				texts := reportTexts(t, c, dir)
 				noKeyForm(t, name, texts, forms)
+				if name == "forms.yaml" && (!strings.Contains(texts["stdout"], "near threshold: similar") || !strings.Contains(texts["stdout"], "::notice ") ||
+					!strings.Contains(texts["result.json"], "your key is "+secret.Mask) || !strings.Contains(texts["junit.xml"], "your key is "+secret.Mask)) {
+					t.Errorf("the similar checks' texts and near note are not shown, masked: they test nothing\n%s", texts["stdout"])
+				}
 				if strings.Contains(texts["result.json"], secret.Mask) && strings.Contains(texts["junit.xml"], secret.Mask) {
 					masked++
 				}
@@ -473,8 +479,37 @@ func TestSecretsInEveryForm(t *testing.T) {
 			if masked != len(suites) {
 				t.Errorf("%d of %d runs show %s in both reports: the echoes were not exercised", masked, len(suites), secret.Mask)
 			}
+			// On a terminal, with and without -v: the live lines and
+			// colours, the near note without -v.
+			for _, args := range [][]string{{"run", "forms.yaml"}, {"run", "-v", "forms.yaml"}} {
+				c := newCLI(t, dir, env, args...)
+				c.st.StdoutTTY = true
+				if code := c.run(t); code != exitFailed {
+					t.Fatalf("%v on a terminal: exit %d, want %d\n%s%s", args, code, exitFailed, c.stdout, c.stderr)
+				}
+				if f := keyIn(c.stdout.String()+c.stderr.String(), forms); f != "" {
+					t.Errorf("%v on a terminal shows the key as %q", args, f)
+				}
+				if !strings.Contains(c.stdout.String(), "near threshold: similar") {
+					t.Errorf("%v on a terminal: no near note\n%s", args, c.stdout)
+				}
+			}
 		})
 	}
+}
+
+// similarScenarios are scenarios of formsPlatform's raw agent whose
+// similar checks compare its reply with a text holding key (a copy of
+// it in COPY): a matcher's text is shown under its turn (-v, HTML,
+// JUnit), in the JSON report's scores and a repeated case's spread, and
+// a pass near its threshold is noted on its case line and in a GitHub
+// notice. The near one's threshold sits just under the score of the
+// reply the client masked.
+func similarScenarios(key string) string {
+	to := "your key is " + key
+	near := assert.Similarity("your key is "+secret.Mask, to) - 0.01
+	return "  - {name: similar, agent: raw, repeat: 2, turns: [{say: hi, expect: {response: {similar: {to: \"your key is ${env:COPY}\", min: 0.01}}}}]}\n" +
+		fmt.Sprintf("  - {name: similar near, agent: raw, turns: [{say: hi, expect: {response: {similar: {to: \"your key is ${env:COPY}\", min: %.4f}}}}]}\n", near)
 }
 
 // reportTexts are the outputs of c, a run that wrote junit.xml,

@@ -20,6 +20,7 @@ import (
 	"github.com/agenttest/agenttest/internal/report"
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
+	"github.com/agenttest/agenttest/internal/secret"
 )
 
 // selection is what chooses the scenarios of `run` and `list`: --tags,
@@ -131,8 +132,14 @@ func allDigits(s string) bool {
 	return true
 }
 
-// validate parses --tags and --name, returning every problem.
+// validate parses --tags and --name, returning every problem. A filter
+// holding a key the environment's key variables hold is refused before
+// it is parsed, whose error would quote it; load refuses one holding a
+// key the variables agenttest.yaml names hold.
 func (s *selection) validate() []string {
+	if problems := s.keysInFilters(knownKeys(s.flags.st, nil)); len(problems) > 0 {
+		return problems
+	}
 	var problems []string
 	if s.tags != "" {
 		expr, err := scenario.ParseTagExpr(s.tags)
@@ -160,6 +167,21 @@ func (s *selection) validate() []string {
 	return problems
 }
 
+// keysInFilters refuses a --tags or --name that holds a key red masks,
+// naming the flag, never the value: a filter is printed as it was given
+// (an empty selection's message, a bad expression's error) and recorded
+// in the JSON report (filter), which compare and the gate print; masked,
+// the gate could not hold it to its own --tags and --name.
+func (s *selection) keysInFilters(red *secret.Redactor) []string {
+	var problems []string
+	for _, f := range []struct{ flag, value string }{{"tags", s.tags}, {"name", s.name}} {
+		if red.Contains(f.value) {
+			problems = append(problems, fmt.Sprintf("--%s%s holds a key the environment holds: take the key out; a filter is printed as it is, on the console and in the JSON report", f.flag, s.flags.setByNote(f.flag)))
+		}
+	}
+	return problems
+}
+
 // load loads the suites under paths (given: named on the command line)
 // with the selection's files: those --rerun-failed names when no path was
 // given. It prints the diagnostics (exit 2 on errors), refuses a FILE:LINE
@@ -177,6 +199,9 @@ func (s *selection) load(st *State, cfg *config.File, w io.Writer, paths []strin
 			}
 			paths = files
 		}
+	}
+	if problems := s.keysInFilters(knownKeys(st, cfg)); len(problems) > 0 {
+		return nil, nil, usageProblems(s.cmd, problems...)
 	}
 	suites, skipped, err := loadSuites(st, cfg, w, suitePaths(paths), false)
 	if err != nil {

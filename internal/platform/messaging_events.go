@@ -576,9 +576,10 @@ type MessagingReply struct {
 	// Delayed marks a holding message.
 	Delayed bool
 
-	// events are the indexes in MessagingTurn.Events of a streamed
-	// message's events, masked together when the stream spells a key;
-	// the first masked of them are masked already.
+	// events are the indexes in MessagingTurn.Events of the message's
+	// events, masked together when the stream spells a key or the
+	// message and the next in the reply do (maskAcross); the first
+	// masked of them are masked already.
 	events []int
 	masked int
 	// spread holds Text as maskSpread last left it: it appends each

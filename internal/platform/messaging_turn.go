@@ -529,9 +529,13 @@ func (m *MessagingSession) add(e MessagingEvent, turn *MessagingTurn, st *turnSt
 		if err != nil {
 			return err
 		}
-		if r := &turn.Messages[i]; r.Streamed {
-			r.events = append(r.events, len(turn.Events)-1)
+		r := &turn.Messages[i]
+		r.events = append(r.events, len(turn.Events)-1)
+		if r.Streamed {
 			m.maskSpread(turn, r, e)
+		}
+		if r.Complete {
+			m.maskAcross(turn, i)
 		}
 		if completed && st != nil {
 			st.answer(at)
@@ -658,19 +662,103 @@ func (m *MessagingSession) maskSpread(turn *MessagingTurn, r *MessagingReply, e 
 	}
 	r.Text = r.spread.String()
 	if masked {
-		// The events masked at an earlier find are masked already.
-		for _, j := range r.events[r.masked:] {
-			e := &turn.Events[j]
-			e.Text, e.Payload = secret.Mask, json.RawMessage(strconv.Quote(secret.Mask))
-			e.Raw, _ = json.Marshal(map[string]string{"id": e.ID, "type": e.Type, "payload": secret.Mask})
-		}
-		r.masked = len(r.events)
+		turn.maskEvents(r)
 	}
 	if r.Complete && (masked || e.Kind == EventAgentChunk) {
 		// The reply joined the message without its last chunk, or
 		// with the key.
 		turn.joinReply()
 	}
+}
+
+// maskEvents masks the events of message r not masked yet: each holds a
+// part of a key its message's text held, and together the key.
+func (t *MessagingTurn) maskEvents(r *MessagingReply) {
+	for _, j := range r.events[r.masked:] {
+		e := &t.Events[j]
+		e.Text, e.Payload = secret.Mask, json.RawMessage(strconv.Quote(secret.Mask))
+		e.Raw, _ = json.Marshal(map[string]string{"id": e.ID, "type": e.Type, "payload": secret.Mask})
+	}
+	r.masked = len(r.events)
+}
+
+// maskAcross masks a key that the message at i, complete, and the
+// messages next to it in the reply spell between them, none holding it
+// whole: a platform that cuts a long answer into messages of a few
+// hundred characters, or an agent that goes on after a pause (what
+// messaging_quiet waits for), may cut it anywhere. Each frame was
+// redacted alone, and the reply joins the messages with a space, which
+// no form of a key holds. Where the pieces meet, both messages lose
+// them (each says it was masked) and their events their text.
+func (m *MessagingSession) maskAcross(turn *MessagingTurn, i int) {
+	red := m.redactor()
+	if j := turn.inReply(i, -1); j >= 0 {
+		turn.maskBetween(red, j, i)
+	}
+	if j := turn.inReply(i, 1); j >= 0 {
+		turn.maskBetween(red, i, j)
+	}
+}
+
+// inReply is the message the reply joins next to message i, the nearest
+// complete one with text in direction step (-1 before, 1 after), or -1.
+func (t *MessagingTurn) inReply(i, step int) int {
+	for j := i + step; j >= 0 && j < len(t.Messages); j += step {
+		if r := t.Messages[j]; r.Complete && r.Text != "" {
+			return j
+		}
+	}
+	return -1
+}
+
+// maskBetween masks what of a key the messages a and b, next to each
+// other in the reply and each clean alone, spell where a's text ends and
+// b's begins. Any match of their joined text crosses that point (each
+// alone holds none), so the masked span is one: what String kept before
+// and after it, each side keeps. The event that changed either text
+// marked the reply to be joined again (addMessage, maskSpread).
+func (t *MessagingTurn) maskBetween(red *secret.Redactor, a, b int) {
+	x, y := &t.Messages[a], &t.Messages[b]
+	joined := x.Text + y.Text
+	if !red.Contains(joined) {
+		return
+	}
+	start, end := maskedSpan(joined, red.String(joined))
+	// A key learnt since one of them was redacted may lie in it whole:
+	// each keeps its own text, and says it was masked.
+	head, tail := min(start, len(x.Text)), max(end, len(x.Text))
+	x.Text, y.Text = x.Text[:head]+secret.Mask, secret.Mask+joined[tail:]
+	t.maskEvents(x)
+	t.maskEvents(y)
+}
+
+// maskedSpan is the span of text that clean, text redacted with one
+// mask, replaced. The mask's own bytes may be the text's around the key
+// (a key that begins with "[RE"), so that clean shares more of text's
+// start than text kept: of the spans that make clean, the one that
+// starts first is taken, which masks more, never less. A clean of more
+// than one mask (no span makes it) masks the whole text. Every form of
+// a key is longer than the mask (secret.MinLen), so what clean kept of
+// text is shorter than text.
+func maskedSpan(text, clean string) (start, end int) {
+	kept := len(clean) - len(secret.Mask)
+	p := min(commonPrefix(text, clean), kept)
+	for w := max(0, p-len(secret.Mask)); w <= p; w++ {
+		after := kept - w
+		if clean[w:w+len(secret.Mask)] == secret.Mask && clean[w+len(secret.Mask):] == text[len(text)-after:] {
+			return w, len(text) - after
+		}
+	}
+	return 0, len(text)
+}
+
+// commonPrefix is the length in bytes of the longest start a and b share.
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
 }
 
 // sameConversation holds the session to one conversation: the first

@@ -124,6 +124,7 @@ func TestMessagingHostileEvents(t *testing.T) {
 		reply, conversation string
 	}
 	sig := plantedJWT[strings.LastIndexByte(plantedJWT, '.')+1:]
+	connB64 := base64.StdEncoding.EncodeToString([]byte(plantedConnector))
 	run := func(t *testing.T, tc testCase) {
 		t.Parallel()
 		p := &hostileMessaging{socket: play(tc.frames)}
@@ -625,6 +626,43 @@ func TestMessagingHostileEvents(t *testing.T) {
 				`{"id":"4","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m2","text":"Hi."}}`, typingStop),
 			reply: "Hi.", conversation: "c-1",
 		},
+		// A platform that cuts a long answer into messages of a few
+		// hundred characters, or an agent that goes on after a pause
+		// (messaging_quiet), can cut a key between two messages, each
+		// frame redacted alone: the reply joins them (with a space), so
+		// the pieces are masked where they meet, in both messages and
+		// their events.
+		{
+			name: "the connector token split between two messages",
+			frames: texts(joinedC1,
+				`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m1","text":"token `+plantedConnector[:10]+`"}}`,
+				`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m2","text":"`+plantedConnector[10:]+` ok"}}`, typingStop),
+			reply: "token [REDACTED] [REDACTED] ok", conversation: "c-1",
+		},
+		{
+			name: "the connector token split between two messages, an empty one between",
+			frames: texts(joinedC1,
+				`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m1","text":"token `+plantedConnector[:10]+`"}}`,
+				`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m2","delta":"","final":true}}`,
+				`{"id":"4","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m3","text":"`+plantedConnector[10:]+` ok"}}`, typingStop),
+			reply: "token [REDACTED] [REDACTED] ok", conversation: "c-1",
+		},
+		{
+			name: "the connector token's base64 split between a message and a stream",
+			frames: texts(joinedC1,
+				`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m1","text":"token `+connB64[:9]+`"}}`,
+				`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m2","delta":"`+connB64[9:20]+`"}}`,
+				`{"id":"4","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m2","delta":"`+connB64[20:]+` ok","final":true}}`, typingStop),
+			reply: "token [REDACTED] [REDACTED] ok", conversation: "c-1",
+		},
+		{
+			name: "the access token's signature split between two messages, a third between",
+			frames: texts(joinedC1,
+				`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"token `+sig[:12]+`"}}`,
+				`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m2","text":"`+sig[12:]+` ok"}}`,
+				`{"id":"4","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"","final":true}}`, typingStop),
+			reply: "token [REDACTED] [REDACTED] ok", conversation: "c-1",
+		},
 		{
 			name: "the connector token echoed in every encoding",
 			frames: texts(joinedC1,
@@ -1000,5 +1038,117 @@ func TestMessagingLateWholeMessage(t *testing.T) {
 			{`{"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m1","text":"Again."}}`, bye, stop}}, reply: "Bye."},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestMessagingKeyCutBetweenMessages: of a key a hostile platform cuts
+// between two messages, neither message, nor any event of either, keeps
+// its part; what came around the key stays, and a message after them is
+// untouched.
+func TestMessagingKeyCutBetweenMessages(t *testing.T) {
+	t.Parallel()
+	cut := 10
+	p := &hostileMessaging{socket: play(texts(joinedC1,
+		`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"your "}}`,
+		`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"token `+plantedConnector[:cut]+`","final":true}}`,
+		`{"id":"4","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m2","text":"`+plantedConnector[cut:]+`, keep it safe."}}`,
+		`{"id":"5","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m3","text":"Anything else?"}}`, typingStop))}
+	srv := httptest.NewServer(p)
+	defer srv.Close()
+	c := plantedMessagingClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+	m, err := c.OpenMessaging(context.Background(), MessagingStart{Streaming: true, TurnTimeout: time.Minute, Settle: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	turn := m.Opening()
+	pieces := []string{plantedConnector[:cut], plantedConnector[cut:]}
+	if l := leaksBy(turn, nil, func(s string) bool { return strings.Contains(s, pieces[0]) || strings.Contains(s, pieces[1]) }); len(l) > 0 {
+		t.Errorf("a part of the key is left:\n%s", strings.Join(l, "\n"))
+	}
+	var texts []string
+	for _, r := range turn.Messages {
+		texts = append(texts, r.Text)
+	}
+	if want := []string{"your token [REDACTED]", "[REDACTED], keep it safe.", "Anything else?"}; !slices.Equal(texts, want) {
+		t.Errorf("messages %q, want %q", texts, want)
+	}
+	var events []string
+	for _, e := range turn.Events {
+		if e.Kind == EventAgentChunk || e.Kind == EventAgentMessage {
+			events = append(events, e.Text)
+		}
+	}
+	if want := []string{secret.Mask, secret.Mask, secret.Mask, "Anything else?"}; !slices.Equal(events, want) {
+		t.Errorf("events %q, want %q", events, want)
+	}
+}
+
+// A key that begins or ends with what a mask reads as, cut between two
+// messages close to that end, is masked whole: the masked text's start
+// or end runs on past where the key was. A key the redactor learnt since
+// a message was redacted, in one of them whole, leaves the other's text
+// to it.
+func TestMaskBetweenSpans(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		key, a, b, wantA, wantB string
+	}{
+		{key: "[REDACTED]PLANTED-0123", a: "token [RE", b: "DACTED]PLANTED-0123 ok", wantA: "token [REDACTED]", wantB: "[REDACTED] ok"},
+		{key: "PLANTED-0123[REDACTED]", a: "token PLANTED-0123[REDA", b: "CTED] ok", wantA: "token [REDACTED]", wantB: "[REDACTED] ok"},
+		{key: "PLANTED-0123456", a: "token PLANTED-0123456 and", b: " more", wantA: "token [REDACTED]", wantB: "[REDACTED] more"},
+		{key: "PLANTED-0123456", a: "token", b: " PLANTED-0123456 ok", wantA: "token[REDACTED]", wantB: "[REDACTED] ok"},
+	} {
+		red, err := secret.New(tc.key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		turn := &MessagingTurn{Messages: []MessagingReply{{Text: tc.a, Complete: true}, {Text: tc.b, Complete: true}}}
+		turn.maskBetween(red, 0, 1)
+		if a, b := turn.Messages[0].Text, turn.Messages[1].Text; a != tc.wantA || b != tc.wantB {
+			t.Errorf("%q | %q: masked %q | %q, want %q | %q", tc.a, tc.b, a, b, tc.wantA, tc.wantB)
+		}
+	}
+}
+
+// maskedSpan finds the one span a mask replaced, also where the mask's
+// bytes are the text's; a text of two masks is masked whole.
+func TestMaskedSpan(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		text, clean string
+		start, end  int
+	}{
+		{"a PLANTED-0123 b", "a [REDACTED] b", 2, 14},
+		{"a [REDACTED]KEY b", "a [REDACTED] b", 2, 15},
+		{"PLANTED-0123", "[REDACTED]", 0, 12},
+		// The text shares more of its start with clean than the mask
+		// leaves (the key "[REDACTED]bb" before more b's), and a text
+		// of the mask's words before the key.
+		{"a[REDACTED]bbbbbb", "a[REDACTED]bbbb", 1, 13},
+		{"[REDACTED]PLANTED-0123", "[REDACTED][REDACTED]", 10, 22},
+		{"a PLANTED-0123 b PLANTED-0123 c", "a [REDACTED] b [REDACTED] c", 0, 31},
+	} {
+		if s, e := maskedSpan(tc.text, tc.clean); s != tc.start || e != tc.end {
+			t.Errorf("%q, %q: %d-%d, want %d-%d", tc.text, tc.clean, s, e, tc.start, tc.end)
+		}
+	}
+}
+
+func TestCommonPrefix(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		a, b string
+		want int
+	}{
+		{"abc", "abc", 3},
+		{"ab", "abc", 2},
+		{"abc", "ab", 2},
+		{"xbc", "abc", 0},
+		{"", "a", 0},
+	} {
+		if got := commonPrefix(tc.a, tc.b); got != tc.want {
+			t.Errorf("%q, %q: %d, want %d", tc.a, tc.b, got, tc.want)
+		}
 	}
 }

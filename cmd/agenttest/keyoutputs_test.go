@@ -1,0 +1,140 @@
+package main
+
+import (
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agenttest/agenttest/internal/secret"
+)
+
+// TestFiltersHoldingAKeyAreRefused: a --tags or --name that holds a key
+// the environment holds, given as a flag or by its variable, or holding
+// the key a variable agenttest.yaml names holds, is refused (exit 2)
+// naming the flag and never the value, by run, list and compare, before
+// anything runs or a report is written. Before, run recorded the filter
+// as given in the JSON report (filter.name, filter.tags), which compare
+// and the gate print, and an empty selection's message and a bad
+// expression's error quoted it.
+func TestFiltersHoldingAKeyAreRefused(t *testing.T) {
+	t.Parallel()
+	const key = plantedBuildKey
+	dir := writeTree(t, map[string]string{
+		"s.yaml":         "agent: restaurant\nscenarios:\n  - {name: books, tags: [smoke], turns: [{say: hi, expect: {response: {similar: {to: hello, min: 0.01}}}}]}\n",
+		"agenttest.yaml": "targets:\n  live: {build_url: https://build.example.com, build_key: \"${env:LIVE_BUILD}\"}\n",
+	})
+	byVariable := map[string]string{"AGENTTEST_BUILD_KEY": key}
+	byConfig := map[string]string{"LIVE_BUILD": key}
+	for _, tc := range []struct {
+		name, flag string
+		env        map[string]string
+		args       []string
+	}{
+		{"--name", "--name", byVariable, []string{"--name", key}},
+		{"--name as a regex", "--name", byVariable, []string{"--name", "/books|" + key + "/"}},
+		{"--tags", "--tags", byVariable, []string{"--tags", "@smoke || @" + key}},
+		{"--tags that does not parse", "--tags", byVariable, []string{"--tags", "(@" + key}},
+		{"AGENTTEST_NAME", "--name (set by AGENTTEST_NAME)", map[string]string{"AGENTTEST_BUILD_KEY": key, "AGENTTEST_NAME": "x" + key}, nil},
+		{"AGENTTEST_TAGS", "--tags (set by AGENTTEST_TAGS)", map[string]string{"AGENTTEST_BUILD_KEY": key, "AGENTTEST_TAGS": "@" + key}, nil},
+		{"a key agenttest.yaml names", "--name", byConfig, []string{"--name", key}},
+	} {
+		for _, cmd := range [][]string{
+			{"run", "-v", "--sim", "--json", "result.json", "--junit", "junit.xml", "--html", "report.html"},
+			{"list"},
+			{"compare", "--baseline", "sandbox", "--candidate", "target:sim", "--sim", "--json", "compare.json"},
+		} {
+			if cmd[0] == "list" && tc.env["LIVE_BUILD"] != "" {
+				// list reads no agenttest.yaml: it knows the keys of
+				// the AGENTTEST_* variables only.
+				continue
+			}
+			args := append(append(append([]string(nil), cmd...), tc.args...), "s.yaml")
+			c := newCLI(t, dir, tc.env, args...)
+			out := c.expect(t, exitUsage, tc.flag+" holds a key the environment holds")
+			if f := keyIn(out, secret.Forms(key)); f != "" {
+				t.Errorf("%s: %v shows the key as %q:\n%s", tc.name, cmd[0], f, out)
+			}
+			for _, report := range []string{"result.json", "junit.xml", "report.html", "compare.json"} {
+				if _, err := os.Stat(filepath.Join(dir, report)); err == nil {
+					t.Errorf("%s: %v wrote %s", tc.name, cmd[0], report)
+				}
+			}
+		}
+	}
+}
+
+// TestCompareOfReportsShowsNoKey: a comparison of two stored reports
+// has no target, but the environment's keys are masked in what it shows
+// of them, as history and merge mask the reports they read: a report
+// edited, or written by another tool, holds the key in a reply and in a
+// similar matcher's text, and neither reaches the console, the JSON or
+// the HTML comparison (whose transcript shows each turn's scores).
+// Before, compare masked the keys of the sides' targets only: of two
+// reports, none.
+func TestCompareOfReportsShowsNoKey(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, map[string]string{"suites/s.yaml": scoresSuite, "agents/host.yaml": scoresAgent("Your table for four is booked for seven tonight")})
+	newCLI(t, dir, nil, "run", "suites", "--sim-agents", "agents", "--seed", "1", "--json", "run.json").expect(t, exitOK)
+	const key = "sk-live-0123456789abcdefXYZ"
+	plant := func(doc map[string]any) {
+		eachObject(doc, func(o map[string]any) {
+			if to, ok := o["to"].(string); ok {
+				o["to"] = to + " " + key
+			}
+			if r, ok := o["reply"].(string); ok && strings.Contains(r, "booked") {
+				o["reply"] = r + " " + key
+			}
+		})
+	}
+	copyReport(t, filepath.Join(dir, "run.json"), filepath.Join(dir, "candidate.json"), plant)
+	env := map[string]string{"AGENTTEST_BUILD_KEY": key}
+	c := newCLI(t, dir, env, "compare", "--baseline", "run.json", "--candidate", "candidate.json", "--json", "compare.json", "--html", "compare.html")
+	c.run(t)
+	texts := map[string]string{"stdout": c.stdout.String(), "stderr": c.stderr.String()}
+	for _, name := range []string{"compare.json", "compare.html"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatalf("%v\n%s%s", err, c.stdout, c.stderr)
+		}
+		texts[name] = string(b)
+	}
+	for name, text := range texts {
+		if f := keyIn(text, secret.Forms(key)); f != "" {
+			t.Errorf("%s shows the key as %q", name, f)
+		}
+	}
+	if !strings.Contains(texts["stdout"], "tonight{+ "+secret.Mask) || !strings.Contains(texts["compare.html"], "how can I help you today? "+secret.Mask) {
+		t.Errorf("the reply and the matcher's text are not shown masked: the test tests nothing\n%s", texts["stdout"])
+	}
+}
+
+// TestCommandErrorsShowNoKey: a key the environment holds, given by
+// mistake as the value of another setting (a flag, or the variable that
+// sets it), is masked in the error that refuses it, whatever the
+// command. Before, the message quoted it as given: `--rate:
+// "PLANTbuild-..." is not a number of requests per second`.
+func TestCommandErrorsShowNoKey(t *testing.T) {
+	t.Parallel()
+	const key = plantedBuildKey
+	dir := writeTree(t, map[string]string{"s.yaml": "agent: restaurant\nscenarios:\n  - {name: books, turns: [{say: hi, expect: {response: hi}}]}\n"})
+	for _, tc := range []struct {
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{map[string]string{"AGENTTEST_RATE": key}, []string{"run", "--sim", "s.yaml"}, `--rate: "` + secret.Mask + `" is not a number`},
+		{nil, []string{"run", "--sim", "--rate", key, "s.yaml"}, `--rate: "` + secret.Mask + `" is not a number`},
+		{map[string]string{"AGENTTEST_SHARD": key}, []string{"list", "s.yaml"}, secret.Mask},
+		{nil, []string{"compare", "--baseline", "sandbox", "--candidate", "pre-release", "--sim", "--confidence", key, "s.yaml"}, secret.Mask},
+	} {
+		env := map[string]string{"AGENTTEST_BUILD_KEY": key}
+		maps.Copy(env, tc.env)
+		c := newCLI(t, dir, env, tc.args...)
+		out := c.expect(t, exitUsage, tc.want)
+		if f := keyIn(out, secret.Forms(key)); f != "" {
+			t.Errorf("%v shows the key as %q:\n%s", tc.args, f, out)
+		}
+	}
+}
