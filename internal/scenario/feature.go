@@ -572,6 +572,7 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle, x *expansions, 
 			if exp, err := st.Expect(keepRefs); err == nil {
 				fl.eventTypes(exp, in, ps, astStep, asWritten)
 				fl.unfailing(exp, in, ps, astStep, asWritten)
+				fl.threshold(exp, in, ps, astStep, asWritten)
 			}
 		}
 		for _, ev := range st.Webhooks {
@@ -764,6 +765,36 @@ func (fl *featureLoader) unfailing(exp *assert.Expect, in steps.Input, ps *messa
 		}
 		fl.diags = fl.diags.Warnf(at, "%s", unfailing(u))
 	}
+}
+
+// threshold warns of a similarity step whose threshold checks next to
+// nothing (assert.PointlessThreshold), as the YAML decoder does of a
+// similar:'s min:, at the threshold as written, or at the cell of the
+// Examples row that a Scenario Outline's <name> stands for.
+func (fl *featureLoader) threshold(exp *assert.Expect, in steps.Input, ps *messages.PickleStep, ast *messages.Step, asWritten bool) {
+	if exp.Response == nil || exp.Response.Similar == nil {
+		return
+	}
+	why := assert.PointlessThreshold(exp.Response.Similar.Min, false)
+	if why == "" {
+		return
+	}
+	const lead = " with at least "
+	at, written := in.Pos, ""
+	if i := strings.LastIndex(in.Text, lead); i >= 0 {
+		written = in.Text[i+len(lead):]
+		if asWritten {
+			at.Col += utf8.RuneCountInString(in.Keyword) + utf8.RuneCountInString(in.Text[:i+len(lead)])
+		}
+	}
+	if !asWritten && ast != nil {
+		if i := strings.LastIndex(ast.Text, lead); i >= 0 {
+			if cell, ok := fl.placeholderCell(ps, ast.Text[i+len(lead):]); ok {
+				at = cell
+			}
+		}
+	}
+	fl.diags = fl.diags.Warnf(at, "similar with at least %s %s", written, why)
 }
 
 // quotedAt is where a warning of a step's quoted text points: at its
