@@ -181,6 +181,7 @@ func TestPointlessThreshold(t *testing.T) {
 		want    string // a part of the reason, "" for none
 	}{
 		{min: 0, want: ""}, // the default
+		{min: 0, negated: true, want: ""},
 		{min: DefaultSimilarity, want: ""},
 		{min: 0.6, negated: true, want: ""},
 		{min: 0.99, want: ""},

@@ -780,16 +780,19 @@ func (fl *featureLoader) threshold(exp *assert.Expect, in steps.Input, ps *messa
 		return
 	}
 	const lead = " with at least "
-	at, written := in.Pos, ""
-	if i := strings.LastIndex(in.Text, lead); i >= 0 {
-		written = in.Text[i+len(lead):]
-		if asWritten {
-			at.Col += utf8.RuneCountInString(in.Keyword) + utf8.RuneCountInString(in.Text[:i+len(lead)])
-		}
+	i := strings.LastIndex(in.Text, lead)
+	if i < 0 {
+		return
 	}
-	if !asWritten && ast != nil {
-		if i := strings.LastIndex(ast.Text, lead); i >= 0 {
-			if cell, ok := fl.placeholderCell(ps, ast.Text[i+len(lead):]); ok {
+	at, written := in.Pos, in.Text[i+len(lead):]
+	switch {
+	case asWritten:
+		at.Col += utf8.RuneCountInString(in.Keyword) + utf8.RuneCountInString(in.Text[:i+len(lead)])
+	case ast != nil:
+		// The threshold of the row, when the step as written is the
+		// column's <name> alone; the step otherwise ("<n>%").
+		if j := strings.LastIndex(ast.Text, lead); j >= 0 {
+			if cell, ok := fl.placeholderCell(ps, ast.Text[j+len(lead):]); ok {
 				at = cell
 			}
 		}

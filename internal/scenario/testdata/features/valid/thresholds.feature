@@ -19,3 +19,11 @@ Feature: Similarity thresholds that check next to nothing
       | min |
       | 1   |
       | 60% |
+
+  Scenario Outline: A percentage from the examples
+    When the user says "a table please"
+    Then the agent's reply is similar to "How many guests?" with at least <share>%
+
+    Examples:
+      | share |
+      | 5     |
