@@ -143,3 +143,37 @@ func probeScenarios(t *testing.T, dirs ...string) map[string]bool {
 	}
 	return out
 }
+
+// TestLintWarnsOfPointlessThresholds: a similarity threshold of 1 (or
+// 100%) asks for the text's own words, one of 5% passes nearly any reply;
+// lint warns of each at the threshold, in a suite and a feature alike,
+// under not: too, and still passes (the scenarios are valid). A run
+// says so before it starts.
+func TestLintWarnsOfPointlessThresholds(t *testing.T) {
+	t.Parallel()
+	want := []string{
+		`cmd/agenttest/testdata/thresholdlint/booking.feature:6:75: warning: similar with at least 5% passes nearly any reply: unrelated replies score up to 0.1; give a threshold above 0.1 and below 1 (the default is 0.8)`,
+		`cmd/agenttest/testdata/thresholdlint/booking.yaml:8:61: warning: response: similar: min 1 passes only a reply with the very words of the text, which an LLM agent rewords: to ask for those words, check that the reply equals the text; to let the agent reword it`,
+		`cmd/agenttest/testdata/thresholdlint/booking.yaml:11:83: warning: response: not: similar: min 1 under not passes every reply but one with the very words of the text: to forbid those words, check that the reply is not equal to the text`,
+		"\n3 warnings",
+	}
+	for _, args := range [][]string{
+		{"lint", "cmd/agenttest/testdata/thresholdlint"},
+		{"run", "--sim", "cmd/agenttest/testdata/thresholdlint"},
+	} {
+		c := newCLI(t, repoRoot, nil, args...)
+		code := c.run(t)
+		out := c.stdout.String() + c.stderr.String()
+		if args[0] == "lint" && code != exitOK {
+			t.Fatalf("lint: exit %d, want %d\n%s", code, exitOK, out)
+		}
+		for _, w := range want {
+			if args[0] == "run" && strings.HasPrefix(w, "\n3 warnings") {
+				continue
+			}
+			if !strings.Contains(out, w) {
+				t.Errorf("%s output lacks %q:\n%s", args[0], w, out)
+			}
+		}
+	}
+}

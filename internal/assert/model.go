@@ -65,6 +65,14 @@ type Similar struct {
 // DefaultSimilarity is the threshold of a `similar` matcher that gives none.
 const DefaultSimilarity = 0.8
 
+// UnrelatedSimilarity is as similar as replies about different things
+// get: measured over pairs of unrelated sentences of the examples
+// ("How many guests?" against "Goodbye!" scores 0, the opening hours
+// against a booking confirmation 0.05, an on-call nurse against a
+// request to repeat 0.099). A threshold at or below it passes nearly any
+// reply, so lint warns of it (PointlessThreshold).
+const UnrelatedSimilarity = 0.1
+
 // SimilarityShare reads a similarity threshold v outside 0 to 1 as the
 // percentage without its sign a designer likely meant (70 for 0.7), for
 // the hint of the loaders that refuse it: ok is false when v is no such

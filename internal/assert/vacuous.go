@@ -1,6 +1,7 @@
 package assert
 
 import (
+	"fmt"
 	"regexp/syntax"
 	"slices"
 	"strings"
@@ -157,4 +158,30 @@ func (e *Expect) Unfailing() []Unfailing {
 		add("topics.cited", e.Topics.Cited)
 	}
 	return out
+}
+
+// PointlessThreshold says what a `similar` matcher held to min (a share
+// of 1; 0 for DefaultSimilarity) does when it checks next to nothing, or
+// "" when its threshold is useful; negated is true under an odd number of
+// not:. The loaders put the threshold as written before it. At 1 the
+// matcher passes only the text's own words after normalisation, which an
+// LLM agent rewords, so negated it passes nearly every reply; at or below
+// UnrelatedSimilarity it passes nearly any reply, so negated it fails
+// nearly every one. Lint warns of it: the check is valid but not what
+// its writer meant.
+func PointlessThreshold(min float64, negated bool) string {
+	useful := fmt.Sprintf("a threshold above %v and below 1 (the default is %v)", UnrelatedSimilarity, DefaultSimilarity)
+	switch {
+	case min >= 1 && negated:
+		return "under not passes every reply but one with the very words of the text: " +
+			"to forbid those words, check that the reply is not equal to the text; to forbid replies like it, give " + useful
+	case min >= 1:
+		return "passes only a reply with the very words of the text, which an LLM agent rewords: " +
+			"to ask for those words, check that the reply equals the text; to let the agent reword it, give " + useful
+	case min > 0 && min <= UnrelatedSimilarity && negated:
+		return fmt.Sprintf("under not fails nearly every reply: unrelated replies score up to %v; give %s", UnrelatedSimilarity, useful)
+	case min > 0 && min <= UnrelatedSimilarity:
+		return fmt.Sprintf("passes nearly any reply: unrelated replies score up to %v; give %s", UnrelatedSimilarity, useful)
+	}
+	return ""
 }

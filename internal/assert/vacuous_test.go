@@ -3,6 +3,7 @@ package assert
 import (
 	"reflect"
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -169,5 +170,56 @@ func TestUnfailing(t *testing.T) {
 	}
 	if u := (*Expect)(nil).Unfailing(); u != nil {
 		t.Errorf("nil expect: Unfailing() = %v, want nil", u)
+	}
+}
+
+func TestPointlessThreshold(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		min     float64
+		negated bool
+		want    string // a part of the reason, "" for none
+	}{
+		{min: 0, want: ""}, // the default
+		{min: 0, negated: true, want: ""},
+		{min: DefaultSimilarity, want: ""},
+		{min: 0.6, negated: true, want: ""},
+		{min: 0.99, want: ""},
+		{min: 0.11, want: ""},
+		{min: 1, want: "passes only a reply with the very words of the text"},
+		{min: 1, negated: true, want: "under not passes every reply but one with the very words"},
+		{min: UnrelatedSimilarity, want: "passes nearly any reply: unrelated replies score up to 0.1"},
+		{min: 0.05, want: "passes nearly any reply"},
+		{min: 0.05, negated: true, want: "under not fails nearly every reply"},
+		{min: UnrelatedSimilarity, negated: true, want: "under not fails nearly every reply"},
+	} {
+		got := PointlessThreshold(tc.min, tc.negated)
+		if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
+			t.Errorf("PointlessThreshold(%v, %v) = %q, want one containing %q", tc.min, tc.negated, got, tc.want)
+		}
+		if got != "" && !strings.Contains(got, "give a threshold above 0.1 and below 1 (the default is 0.8)") {
+			t.Errorf("PointlessThreshold(%v, %v) = %q: says nothing of the threshold to write", tc.min, tc.negated, got)
+		}
+	}
+}
+
+// TestUnrelatedSimilarity holds the bound to what it stands for: replies
+// about different things, from the examples, score at or below it, and
+// a rewording of one reply scores well above it.
+func TestUnrelatedSimilarity(t *testing.T) {
+	t.Parallel()
+	unrelated := [][2]string{
+		{"How many guests?", "Goodbye!"},
+		{"Our opening hours are nine to five.", "Your table for four is booked for 7pm on Friday."},
+		{"That sounds urgent. I'm putting you through to our on-call nurse right now.", "Sorry, I didn't catch that. Could you say it again?"},
+		{"We're open Tuesday to Sunday, from noon to 10pm.", "Hello, you've reached Riverside Clinic."},
+	}
+	for _, p := range unrelated {
+		if s := Similarity(p[0], p[1]); s > UnrelatedSimilarity {
+			t.Errorf("Similarity(%q, %q) = %.3f, above UnrelatedSimilarity %v", p[0], p[1], s, UnrelatedSimilarity)
+		}
+	}
+	if s := Similarity("We're open Tuesday to Sunday, from noon to 10pm.", "We are open from noon to 10pm, Tuesday to Sunday."); s < 3*UnrelatedSimilarity {
+		t.Errorf("a rewording scores %.3f, not well above UnrelatedSimilarity %v", s, UnrelatedSimilarity)
 	}
 }

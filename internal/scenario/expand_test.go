@@ -160,7 +160,7 @@ func TestLoadsCleanly(t *testing.T) {
 		{"alias to a matcher", "x-polite: &polite {not_contains: sorry}\nscenarios: [{name: a, turns: [{say: hi, expect: {response: *polite}}]}]\n"},
 		{"values nested to the bound", anchorChain(maxDepth - 8)},
 		{"every run must pass", "scenarios: [{name: a, repeat: 5, pass_rate: 1, turns: [{say: hi, expect: {ended: false}}]}]\n"},
-		{"similarity of at most 1", "scenarios: [{name: a, turns: [{say: hi, expect: {response: {similar: {to: hi, min: 1}}}}]}]\n"},
+		{"similarity just below 1 (1 itself loads with a warning: testdata/valid/warnings.yaml)", "scenarios: [{name: a, turns: [{say: hi, expect: {response: {similar: {to: hi, min: 0.99}}}}]}]\n"},
 		{"explicit document markers", "---\nscenarios: [{name: a, turns: [{say: hi, expect: {ended: false}}]}]\n...\n"},
 	}
 	for _, tc := range testCases {

@@ -206,7 +206,9 @@ func (d *decoder) matcher(n *yaml.Node, what string, ignoreCase bool) *assert.Te
 		case "all":
 			t.All = d.matcherList(p.Val, sub, t.IgnoreCase)
 		case "not":
+			d.negated = !d.negated
 			t.Not = d.matcher(p.Val, sub, t.IgnoreCase)
+			d.negated = !d.negated
 		}
 		checks++
 	}
@@ -294,6 +296,9 @@ func (d *decoder) similar(n *yaml.Node, what string) *assert.Similar {
 				d.warnf(p.Val, "%s: min 0 means the default %v; omit it or give a value above 0", what, assert.DefaultSimilarity)
 			default:
 				out.Min = v
+				if why := assert.PointlessThreshold(v, d.negated); why != "" {
+					d.warnf(p.Val, "%s: min %v %s", what, v, why)
+				}
 			}
 		}
 	}

@@ -572,6 +572,7 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle, x *expansions, 
 			if exp, err := st.Expect(keepRefs); err == nil {
 				fl.eventTypes(exp, in, ps, astStep, asWritten)
 				fl.unfailing(exp, in, ps, astStep, asWritten)
+				fl.threshold(exp, in, ps, astStep, asWritten)
 			}
 		}
 		for _, ev := range st.Webhooks {
@@ -764,6 +765,39 @@ func (fl *featureLoader) unfailing(exp *assert.Expect, in steps.Input, ps *messa
 		}
 		fl.diags = fl.diags.Warnf(at, "%s", unfailing(u))
 	}
+}
+
+// threshold warns of a similarity step whose threshold checks next to
+// nothing (assert.PointlessThreshold), as the YAML decoder does of a
+// similar:'s min:, at the threshold as written, or at the cell of the
+// Examples row that a Scenario Outline's <name> stands for.
+func (fl *featureLoader) threshold(exp *assert.Expect, in steps.Input, ps *messages.PickleStep, ast *messages.Step, asWritten bool) {
+	if exp.Response == nil || exp.Response.Similar == nil {
+		return
+	}
+	why := assert.PointlessThreshold(exp.Response.Similar.Min, false)
+	if why == "" {
+		return
+	}
+	const lead = " with at least "
+	i := strings.LastIndex(in.Text, lead)
+	if i < 0 {
+		return
+	}
+	at, written := in.Pos, in.Text[i+len(lead):]
+	switch {
+	case asWritten:
+		at.Col += utf8.RuneCountInString(in.Keyword) + utf8.RuneCountInString(in.Text[:i+len(lead)])
+	case ast != nil:
+		// The threshold of the row, when the step as written is the
+		// column's <name> alone; the step otherwise ("<n>%").
+		if j := strings.LastIndex(ast.Text, lead); j >= 0 {
+			if cell, ok := fl.placeholderCell(ps, ast.Text[j+len(lead):]); ok {
+				at = cell
+			}
+		}
+	}
+	fl.diags = fl.diags.Warnf(at, "similar with at least %s %s", written, why)
 }
 
 // quotedAt is where a warning of a step's quoted text points: at its

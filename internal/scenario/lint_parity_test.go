@@ -85,6 +85,31 @@ func TestLintParity(t *testing.T) {
 			wantFeature: []string{`s.feature:6:13: webhook event alerts.resolved ~ carries no conversation`},
 		},
 		{
+			// A similarity threshold that checks next to nothing, as a
+			// share in one format and a percentage in the other.
+			name: "a similarity threshold of 1 and one of 5%",
+			yaml: `scenarios:
+  - name: similar
+    turns:
+      - say: a table please
+        expect: {response: {similar: {to: "How many guests?", min: 1}}}
+      - say: four
+        expect: {response: {similar: {to: "What time?", min: "5%"}}}
+`,
+			feature: `Feature: F
+
+  Scenario: similar
+    When the user says "a table please"
+    Then the agent's reply is similar to "How many guests?" with at least 1
+    When the user says "four"
+    Then the agent's reply is similar to "What time?" with at least 5%
+`,
+			wantYAML: []string{`s.yaml:5:68: warning: ~ passes only a reply with the very words of the text`,
+				`s.yaml:7:62: warning: ~ passes nearly any reply: unrelated replies score up to 0.1`},
+			wantFeature: []string{`s.feature:5:75: warning: ~ passes only a reply with the very words of the text`,
+				`s.feature:7:69: warning: ~ passes nearly any reply: unrelated replies score up to 0.1`},
+		},
+		{
 			name: "a count of the record that is not a whole number",
 			yaml: `scenarios:
   - name: count

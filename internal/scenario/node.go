@@ -42,6 +42,10 @@ type decoder struct {
 	// exhausted is set once maxVisits is reached; every later node reads
 	// as null so that decoding ends quickly.
 	exhausted bool
+	// negated is set while decoding a matcher under an odd number of
+	// not:, where a similar: threshold that passes nearly every reply
+	// fails nearly every one instead.
+	negated bool
 	// scope holds the names a ${name} may refer to here: vars, example
 	// columns and captures of earlier turns.
 	scope map[string]bool
