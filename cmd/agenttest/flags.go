@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/config"
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/reply"
@@ -39,6 +40,9 @@ type flags struct {
 	envNames map[string]string
 	// aliases maps a long flag name to its one-letter alias.
 	aliases map[string]string
+	// files maps a flag that names a file to what leaving it out does,
+	// for the refusal of an empty value (fileVar).
+	files map[string]string
 }
 
 func newFlags(st *State, cmd, usage string) *flags {
@@ -145,6 +149,20 @@ func (f *flags) stringVar(p *string, name, envName, def, usage string) {
 		def = v
 	}
 	f.fs.StringVar(p, name, def, withEnv(usage, envName))
+}
+
+// fileVar is stringVar for a flag that names a file; without says what
+// leaving the flag out does ("to write no report"). An empty value on the
+// command line is refused (parse): in a CI job, --junit=$REPORT_PATH with
+// the variable unset would write no report, silently, and override the
+// config file's. An empty variable (AGENTTEST_JUNIT=) is unset, as env
+// reads every variable.
+func (f *flags) fileVar(p *string, name, envName, usage, without string) {
+	f.stringVar(p, name, envName, "", usage)
+	if f.files == nil {
+		f.files = map[string]string{}
+	}
+	f.files[name] = without
 }
 
 // secretVar is stringVar for a secret: its value from the environment is
@@ -431,7 +449,9 @@ func (f *flags) parse(args []string) ([]string, error) {
 			i++
 			value = args[i]
 		}
-		if err := f.fs.Set(name, value); err != nil {
+		if without, ok := f.files[name]; ok && value == "" {
+			problems = append(problems, fmt.Sprintf("%s is empty: name a file, or leave %s out %s", written, written, without))
+		} else if err := f.fs.Set(name, value); err != nil {
 			problems = append(problems, fmt.Sprintf("%s %q: %s", written, value, valueProblem(fl, value, err)))
 		}
 	}
@@ -580,4 +600,18 @@ func flagOwners(st *State, name string) []string {
 		}
 	}
 	return out
+}
+
+// What leaving out a flag that names a file does, said when it is given
+// empty (fileVar).
+const (
+	withoutReport = "to write no report"
+	withoutConfig = "to read ./" + config.DefaultPath + " when present"
+	withoutAgents = "to serve the example agents"
+)
+
+// withoutRunReport is withoutReport for a report of run, which the
+// config file's run section may name.
+func withoutRunReport(name string) string {
+	return "to write the report the config file's run." + name + " names, or none"
 }

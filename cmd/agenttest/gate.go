@@ -116,7 +116,7 @@ const defaultMaxAge = 24 * time.Hour
 func gateFlags(st *State, o *gateOptions) *flags {
 	f := newFlags(st, "gate", gateUsage)
 	f.stringVar(&o.target, "target", "AGENTTEST_TARGET", "", "target `NAME` from the config file (default: its default_target)")
-	f.stringVar(&o.config, "config", "AGENTTEST_CONFIG", "", "config `FILE` (default: ./agenttest.yaml when present)")
+	f.fileVar(&o.config, "config", "AGENTTEST_CONFIG", "config `FILE` (default: ./agenttest.yaml when present)", withoutConfig)
 	f.durationVar(&o.maxAge, "max-age", "AGENTTEST_MAX_AGE", defaultMaxAge, "refuse a report whose run started more than `DURATION` ago")
 	f.int64Var(&o.seed, "seed", "AGENTTEST_SEED", 0, "seed `N` of the embedded simulator (the run's --seed)")
 	f.boolVar(&o.sim, "sim", "AGENTTEST_SIM", "use the embedded simulator whatever target is configured")

@@ -45,11 +45,6 @@ func TestFiltersHoldingAKeyAreRefused(t *testing.T) {
 			{"list"},
 			{"compare", "--baseline", "sandbox", "--candidate", "target:sim", "--sim", "--json", "compare.json"},
 		} {
-			if cmd[0] == "list" && tc.env["LIVE_BUILD"] != "" {
-				// list reads no agenttest.yaml: it knows the keys of
-				// the AGENTTEST_* variables only.
-				continue
-			}
 			args := append(append(append([]string(nil), cmd...), tc.args...), "s.yaml")
 			c := newCLI(t, dir, tc.env, args...)
 			out := c.expect(t, exitUsage, tc.flag+" holds a key the environment holds")
@@ -135,6 +130,27 @@ func TestCommandErrorsShowNoKey(t *testing.T) {
 		out := c.expect(t, exitUsage, tc.want)
 		if f := keyIn(out, secret.Forms(key)); f != "" {
 			t.Errorf("%v shows the key as %q:\n%s", tc.args, f, out)
+		}
+	}
+}
+
+// TestListKnowsTheKeysOfTheConfigFile: list reads agenttest.yaml (or
+// the file AGENTTEST_CONFIG names) for the key variables it names only,
+// and refuses a --name holding such a key, and a scenario name holding
+// one, where it quoted the key (exit 5) or listed the name.
+func TestListKnowsTheKeysOfTheConfigFile(t *testing.T) {
+	t.Parallel()
+	const key = plantedBuildKey
+	dir := writeTree(t, map[string]string{
+		"s.yaml":       "agent: restaurant\nscenarios:\n  - {name: books, turns: [{say: hi}]}\n",
+		"named.yaml":   "agent: restaurant\nscenarios:\n  - {name: \"books " + key + "\", turns: [{say: hi}]}\n",
+		"ci/conf.yaml": "targets:\n  live: {build_url: https://build.example.com, build_key: \"${env:LIVE_BUILD}\"}\n",
+	})
+	env := map[string]string{"LIVE_BUILD": key, "AGENTTEST_CONFIG": "ci/conf.yaml"}
+	for _, args := range [][]string{{"list", "--name", key, "s.yaml"}, {"list", "named.yaml"}} {
+		out := newCLI(t, dir, env, args...).expect(t, exitUsage)
+		if f := keyIn(out, secret.Forms(key)); f != "" {
+			t.Errorf("%q shows the key as %q:\n%s", args, f, out)
 		}
 	}
 }

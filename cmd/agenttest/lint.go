@@ -51,7 +51,7 @@ type lintOptions struct {
 // (see commandFlags).
 func lintFlags(st *State, o *lintOptions) *flags {
 	f := newFlags(st, "lint", lintUsage)
-	f.stringVar(&o.config, "config", "AGENTTEST_CONFIG", "", "config `FILE` (default: ./agenttest.yaml when present)")
+	f.fileVar(&o.config, "config", "AGENTTEST_CONFIG", "config `FILE` (default: ./agenttest.yaml when present)", withoutConfig)
 	f.stringVar(&o.simAgents, "sim-agents", envSimAgents, "", "hold the node names of the checks to the agent definitions of `PATH`, a directory or one file")
 	f.boolVar(&o.noColor, "no-color", "", "never colour the output")
 	f.boolVar(&o.allowEmpty, "allow-empty", "AGENTTEST_ALLOW_EMPTY", "exit 0 instead of 5 when there is no scenario to test")

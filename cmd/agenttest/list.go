@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agenttest/agenttest/internal/config"
 	"github.com/agenttest/agenttest/internal/escape"
 	"github.com/agenttest/agenttest/internal/runner"
 	"github.com/agenttest/agenttest/internal/scenario"
@@ -60,7 +61,7 @@ func cmdList(_ context.Context, st *State, args []string) error {
 	if len(problems) > 0 {
 		return f.attribute(usageProblems("list", problems...))
 	}
-	suites, skipped, err := s.load(st, nil, st.Stderr, paths, len(pos) > 0)
+	suites, skipped, err := s.load(st, keysConfig(st), st.Stderr, paths, len(pos) > 0)
 	if err != nil {
 		return err
 	}
@@ -102,4 +103,16 @@ func cmdList(_ context.Context, st *State, args []string) error {
 		fmt.Fprintf(st.Stderr, "agenttest: %s\n", why)
 	}
 	return nil
+}
+
+// keysConfig is the config file run would read (AGENTTEST_CONFIG, else
+// ./agenttest.yaml when present), for the key variables it names only:
+// list calls nothing, but refuses a --name, --tags or scenario name
+// holding one of their keys, which it would print, as run does. A file
+// that cannot be read or has errors is run's and lint's to report: list
+// learns what keys it can from it (none from one it cannot read), and
+// goes on.
+func keysConfig(st *State) *config.File {
+	cfg, _, _ := readConfig(st, st.Getenv("AGENTTEST_CONFIG"))
+	return cfg
 }

@@ -62,10 +62,10 @@ type mergeOptions struct {
 // (see commandFlags).
 func mergeFlags(st *State, o *mergeOptions) *flags {
 	f := newFlags(st, "merge", mergeUsage)
-	f.stringVar(&o.junit, "junit", "", "", "write the merged JUnit XML report to `FILE`")
-	f.stringVar(&o.json, "json", "", "", "write the merged JSON report to `FILE`")
-	f.stringVar(&o.html, "html", "", "", "write the merged HTML report to `FILE`")
-	f.stringVar(&o.cucumber, "cucumber", "", "", "write the merged Cucumber Messages (NDJSON) to `FILE`, for Cucumber's report tools (reads the suite files the reports name)")
+	f.fileVar(&o.junit, "junit", "", "write the merged JUnit XML report to `FILE`", withoutReport)
+	f.fileVar(&o.json, "json", "", "write the merged JSON report to `FILE`", withoutReport)
+	f.fileVar(&o.html, "html", "", "write the merged HTML report to `FILE`", withoutReport)
+	f.fileVar(&o.cucumber, "cucumber", "", "write the merged Cucumber Messages (NDJSON) to `FILE`, for Cucumber's report tools (reads the suite files the reports name)", withoutReport)
 	f.boolVar(&o.force, "force", "", "merge reports that are not the complete shards of one selection on one target")
 	f.boolVar(&o.allowEmpty, "allow-empty", "AGENTTEST_ALLOW_EMPTY", "exit 0 instead of 5 when nothing was tested")
 	f.boolVar(&o.verbose, "verbose", "", "also show the transcripts of passing scenarios")

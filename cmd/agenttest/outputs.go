@@ -58,7 +58,7 @@ type outputs struct {
 
 func (o *outputs) register(f *flags, cucumber bool) {
 	if cucumber {
-		f.stringVar(&o.cucumber, "cucumber", "AGENTTEST_CUCUMBER", "", "write Cucumber Messages (NDJSON) to `FILE`, for Cucumber's report tools")
+		f.fileVar(&o.cucumber, "cucumber", "AGENTTEST_CUCUMBER", "write Cucumber Messages (NDJSON) to `FILE`, for Cucumber's report tools", withoutReport)
 	}
 	f.boolVar(&o.github, "github", "AGENTTEST_GITHUB", "print failures as GitHub Actions annotations and append a summary to $GITHUB_STEP_SUMMARY (default: when GITHUB_ACTIONS=true; --github=false turns it off)")
 	f.listVar(&o.coverageFrom, "coverage-from", "AGENTTEST_COVERAGE_FROM", "complete node coverage with the nodes seen in earlier JSON `REPORTS` (repeat the flag or separate with commas)")

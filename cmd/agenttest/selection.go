@@ -65,7 +65,7 @@ func (s *selection) register(f *flags, verb string) {
 	s.cmd, s.flags = verb, f
 	f.tagsVar(&s.tags, "tags", "AGENTTEST_TAGS", verb+" scenarios whose tags match `EXPR`, e.g. '@smoke && ~@slow' (given again: both must match)")
 	f.stringVar(&s.name, "name", "AGENTTEST_NAME", "", verb+" scenarios whose name contains `TEXT` (brackets and dots are literal), or matches /REGEX/ when written between slashes")
-	f.stringVar(&s.rerunFailed, "rerun-failed", "AGENTTEST_RERUN_FAILED", "", verb+" the scenarios that failed or errored in a previous JSON `REPORT` (--json), and those its run left unrun (interrupted, --fail-fast, a platform stop); with no PATH, from the files the report names")
+	f.fileVar(&s.rerunFailed, "rerun-failed", "AGENTTEST_RERUN_FAILED", verb+" the scenarios that failed or errored in a previous JSON `REPORT` (--json), and those its run left unrun (interrupted, --fail-fast, a platform stop); with no PATH, from the files the report names", "to "+verb+" every selected scenario")
 }
 
 // args splits the positional arguments into suite paths and FILE:LINE

@@ -104,7 +104,7 @@ func simFlags(st *State, o *simOptions) *flags {
 	fl.stringVar(&o.messagingListen, "messaging-listen", "", "", "address `ADDR` of the messaging host (default: the next free port after the runtime host)")
 	fl.boolVar(&o.singleHost, "single-host", "", "serve build, runtime and messaging endpoints on one host (self-serve region)")
 	fl.boolVar(&o.printEnv, "print-env", "", "print AGENTTEST_* environment lines instead of a JSON line")
-	fl.stringVar(&o.agentsDir, "agents", "", "", "agent definitions: a directory `PATH` of them or one file (default: the example agents built into the binary)")
+	fl.fileVar(&o.agentsDir, "agents", "", "agent definitions: a directory `PATH` of them or one file (default: the example agents built into the binary)", withoutAgents)
 	fl.stringVar(&o.keys, "keys", "", "", "pin the API keys: `BUILD_KEY,RUNTIME_KEY`")
 	fl.stringVar(&o.account, "account", "", "", "pin the workspace `ID` (ws-XXXXXXXX)")
 	fl.stringVar(&o.opts.CallToken, "call-token", "", "", "the only X-<Brand>-Auth-Token `TOKEN` outbound calling and SMS accept (default: the runtime key)")

@@ -90,7 +90,7 @@ func webhooksFlags(st *State, o *webhooksOptions) *flags {
 	f.stringVar(&o.events, "events", "AGENTTEST_WEBHOOK_EVENTS", strings.Join(webhook.DefaultEvents, ","), "comma-separated `EVENTS` to subscribe to")
 	f.secretVar(&o.secret, "secret", config.EnvWebhookSecret, "signing `SECRET` of an endpoint already registered for --url, to reuse it")
 	f.stringVar(&o.target, "target", "AGENTTEST_TARGET", "", "target `NAME` from the config file (default: its default_target)")
-	f.stringVar(&o.config, "config", "AGENTTEST_CONFIG", "", "config `FILE` (default: ./agenttest.yaml when present)")
+	f.fileVar(&o.config, "config", "AGENTTEST_CONFIG", "config `FILE` (default: ./agenttest.yaml when present)", withoutConfig)
 	f.stringVar(&o.brand, "brand", config.EnvBrand, "", "brand `WORD` of the X-<Brand>-Signature header (default: the target's brand:, else "+platform.DefaultBrand+")")
 	return f
 }
