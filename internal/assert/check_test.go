@@ -644,6 +644,8 @@ func TestCheckListItemPositions(t *testing.T) {
 			Sequence: []string{"${party}", "${nope}"},
 			Parts:    append(append(append(Parts{{Key: "includes", Pos: at(80)}}, items("includes", 81, 82, 83)...), items("excludes", 84)...), items("sequence", 85, 86)...)},
 			[]string{"trace.includes@suites/booking.yaml:83:7", "trace.excludes@suites/booking.yaml:84:7", "trace.sequence@suites/booking.yaml:86:7"}},
+		{"equals that cannot expand at its key", Trace{Equals: []string{"Start", "${nope}"}, Parts: append(Parts{{Key: "equals", Pos: at(95)}}, items("equals", 96, 97)...)},
+			[]string{"trace.equals@suites/booking.yaml:95:7"}},
 		{"an item not placed that cannot expand at its key", Trace{Includes: []string{"${nope}"}, Parts: Parts{{Key: "includes", Pos: at(90)}}},
 			[]string{"trace.includes@suites/booking.yaml:90:7"}},
 	} {
