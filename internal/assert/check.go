@@ -136,15 +136,17 @@ func (c *checker) fail(f Failure) { c.fails = append(c.fails, f) }
 // The list is returned as it is when nothing in it refers to anything, which
 // is the common case and allocates nothing. An unresolved reference is a
 // failure of key+part (joined only then), and the list is nil: that part
-// checks nothing more, and the other parts of the check still run.
-func (c *checker) names(pos diag.Pos, key, part string, list []string) (out []string) {
+// checks nothing more, and the other parts of the check still run. It
+// fails at the item, where at places it (at returns the part's position
+// for a list whose items are not placed).
+func (c *checker) names(at func(item int) diag.Pos, key, part string, list []string) (out []string) {
 	for i, n := range list {
 		if !strings.Contains(n, "${") || c.expand == nil {
 			continue
 		}
 		v, err := c.expand(n)
 		if err != nil {
-			c.fail(Failure{Pos: pos, Key: key + part, Message: "cannot expand expected value: " + err.Error(), Expected: n, Unexpanded: true})
+			c.fail(Failure{Pos: at(i), Key: key + part, Message: "cannot expand expected value: " + err.Error(), Expected: n, Unexpanded: true})
 			return nil
 		}
 		if out == nil {
@@ -309,10 +311,11 @@ var traceList = listSubject{
 func (c *checker) list(pos diag.Pos, parts Parts, l listSubject, actual, includes, excludes, sequence, equals []string) {
 	inclPos, exclPos := parts.at("includes", pos), parts.at("excludes", pos)
 	seqPos, eqPos := parts.at("sequence", pos), parts.at("equals", pos)
-	includes = c.names(inclPos, l.key, ".includes", includes)
-	excludes = c.names(exclPos, l.key, ".excludes", excludes)
-	sequence = c.names(seqPos, l.key, ".sequence", sequence)
-	equals = c.names(eqPos, l.key, ".equals", equals)
+	includes = c.names(parts.items("includes", inclPos), l.key, ".includes", includes)
+	excludes = c.names(parts.items("excludes", exclPos), l.key, ".excludes", excludes)
+	sequence = c.names(parts.items("sequence", seqPos), l.key, ".sequence", sequence)
+	// equals fails as one list, at its key.
+	equals = c.names(whole(eqPos), l.key, ".equals", equals)
 	if l.named != nil {
 		// Copies: the lists may be the scenario's own.
 		includes, excludes, sequence, equals = l.rename(includes), l.rename(excludes), l.rename(sequence), l.rename(equals)
@@ -621,9 +624,9 @@ func (c *checker) functions(f *Functions) {
 	calledPos, notCalledPos := f.Parts.at("called", pos), f.Parts.at("not_called", pos)
 	failedPos, noErrorsPos := f.Parts.at("failed", pos), f.Parts.at("no_errors", pos)
 	events := c.res.FunctionEvents()
-	calledNames := c.names(calledPos, "functions.called", "", f.Called)
-	notCalled := c.names(notCalledPos, "functions.not_called", "", f.NotCalled)
-	failedNames := c.names(failedPos, "functions.failed", "", f.Failed)
+	calledNames := c.names(whole(calledPos), "functions.called", "", f.Called)
+	notCalled := c.names(whole(notCalledPos), "functions.not_called", "", f.NotCalled)
+	failedNames := c.names(whole(failedPos), "functions.failed", "", f.Failed)
 	called := func(name string) (seen, failed bool) {
 		for _, ev := range events {
 			if ev.Name == name {
@@ -707,7 +710,7 @@ func (c *checker) topics(t *Topics) {
 	pos := c.at(t.Pos)
 	if len(t.Retrieved) > 0 {
 		retrievedPos := t.Parts.at("retrieved", pos)
-		retrieved := c.names(retrievedPos, "topics.retrieved", "", t.Retrieved)
+		retrieved := c.names(whole(retrievedPos), "topics.retrieved", "", t.Retrieved)
 		got := c.res.RetrievedTopics()
 		for _, name := range retrieved {
 			if indexOf(got, name, 0) < 0 {

@@ -2,6 +2,7 @@ package assert
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"testing"
@@ -606,7 +607,14 @@ func TestPartsPos(t *testing.T) {
 // as written (a row of a feature's table, an item of a YAML list), not
 // at its key or step; an item not placed falls back to its key's
 // position, then to the check's; equals fails as one list, at its key.
+// An item whose ${...} cannot be expanded fails at that item too.
 func TestCheckListItemPositions(t *testing.T) {
+	expand := func(s string) (string, error) {
+		if s == "${party}" {
+			return "CollectTime", nil
+		}
+		return "", errors.New("unknown variable")
+	}
 	items := func(key string, lines ...int) Parts {
 		var ps Parts
 		for i, l := range lines {
@@ -632,11 +640,19 @@ func TestCheckListItemPositions(t *testing.T) {
 			[]string{"trace.sequence@suites/booking.yaml:10:7"}},
 		{"equals at its key", Trace{Equals: []string{"Start"}, Parts: append(Parts{{Key: "equals", Pos: at(70)}}, items("equals", 71)...)},
 			[]string{"trace.equals@suites/booking.yaml:70:7"}},
+		{"an item that cannot expand at its item", Trace{Includes: []string{"Start", "${party}", "${nope}"}, Excludes: []string{"${nope}"},
+			Sequence: []string{"${party}", "${nope}"},
+			Parts:    append(append(append(Parts{{Key: "includes", Pos: at(80)}}, items("includes", 81, 82, 83)...), items("excludes", 84)...), items("sequence", 85, 86)...)},
+			[]string{"trace.includes@suites/booking.yaml:83:7", "trace.excludes@suites/booking.yaml:84:7", "trace.sequence@suites/booking.yaml:86:7"}},
+		{"equals that cannot expand at its key", Trace{Equals: []string{"Start", "${nope}"}, Parts: append(Parts{{Key: "equals", Pos: at(95)}}, items("equals", 96, 97)...)},
+			[]string{"trace.equals@suites/booking.yaml:95:7"}},
+		{"an item not placed that cannot expand at its key", Trace{Includes: []string{"${nope}"}, Parts: Parts{{Key: "includes", Pos: at(90)}}},
+			[]string{"trace.includes@suites/booking.yaml:90:7"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := tc.trace
 			tr.Pos = at(10)
-			fails := Check(&Expect{Pos: at(2), Trace: &tr}, Observation{Result: decodeReply(t, replyJSON)}, nil)
+			fails := Check(&Expect{Pos: at(2), Trace: &tr}, Observation{Result: decodeReply(t, replyJSON)}, expand)
 			if got := keysAt(fails, func(f Failure) KeyAt { return KeyAt{f.Key, f.Pos} }); !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("positions:\n got  %v\n want %v", got, tc.want)
 			}

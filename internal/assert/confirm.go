@@ -463,8 +463,8 @@ func (c *checker) turns(t *TurnsCheck, conv *reply.Conversation) {
 	// An intents check without a position of its own fails at the
 	// turns check's, not at the conversation's.
 	ipos := cmp.Or(t.Intents.Pos, pos)
-	includes := c.names(ipos, keyConversation+".turns.intents.includes", "", t.Intents.Includes)
-	excludes := c.names(ipos, keyConversation+".turns.intents.excludes", "", t.Intents.Excludes)
+	includes := c.names(whole(ipos), keyConversation+".turns.intents.includes", "", t.Intents.Includes)
+	excludes := c.names(whole(ipos), keyConversation+".turns.intents.excludes", "", t.Intents.Excludes)
 	found := map[string]bool{}
 	var all []string
 	for _, turn := range conv.Turns {

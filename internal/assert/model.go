@@ -155,6 +155,16 @@ func (p Parts) ItemPos(part string, i int) diag.Pos {
 	return p.itemAt(part, i, p.Pos(part))
 }
 
+// items places each item of the list of part: at its own position, else
+// at def.
+func (p Parts) items(part string, def diag.Pos) func(item int) diag.Pos {
+	return func(i int) diag.Pos { return p.itemAt(part, i, def) }
+}
+
+// whole places every item of a list at pos: a list whose items are not
+// written apart, or that fails as one.
+func whole(pos diag.Pos) func(int) diag.Pos { return func(int) diag.Pos { return pos } }
+
 // at is where part was written, or def when that is not known.
 func (p Parts) at(part string, def diag.Pos) diag.Pos { return p.itemAt(part, -1, def) }
 

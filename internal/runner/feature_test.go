@@ -450,8 +450,11 @@ func TestUnsetEnvInMultiLineSay(t *testing.T) {
 		"m.feature": {Data: []byte("@agent:restaurant\nFeature: f\n  Scenario: matcher\n    When the user says \"hello\"\n    Then the agent's reply contains \"${env:AGENTTEST_UNSET_IN_TEST}\"\n")},
 		"m.yaml":    {Data: []byte("agent: restaurant\nscenarios:\n  - name: matcher\n    turns:\n      - say: hello\n        expect: {trace: {includes: [Start]}, response: {contains: \"${env:AGENTTEST_UNSET_IN_TEST}\"}}\n")},
 		"r.feature": {Data: []byte("@agent:restaurant\nFeature: f\n  Scenario: capture\n    When the user says \"hello\"\n    Then I remember \"ref\" from the reply matching \"${env:AGENTTEST_UNSET_IN_TEST}(.)\"\n")},
+		// In an item of a node-trace list, at the item (its row).
+		"n.feature": {Data: []byte("@agent:restaurant\nFeature: f\n  Scenario: trace\n    When the user says \"hello\"\n    Then the node trace passes through:\n      | Start |\n      | ${env:AGENTTEST_UNSET_IN_TEST} |\n")},
+		"n.yaml":    {Data: []byte("agent: restaurant\nscenarios:\n  - name: trace\n    turns:\n      - say: hello\n        expect: {trace: {includes: [Start, \"${env:AGENTTEST_UNSET_IN_TEST}\"]}}\n")},
 	}
-	suites, diags := scenario.Load(fsys, []string{"s.feature", "s.yaml", "c.feature", "t.yaml", "m.feature", "m.yaml", "r.feature"})
+	suites, diags := scenario.Load(fsys, []string{"s.feature", "s.yaml", "c.feature", "t.yaml", "m.feature", "m.yaml", "r.feature", "n.feature", "n.yaml"})
 	if diags.HasErrors() {
 		t.Fatalf("load: %v", diags)
 	}
@@ -464,7 +467,7 @@ func TestUnsetEnvInMultiLineSay(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{"s.feature": "s.feature:6:7", "s.yaml": "s.yaml:6:11", "c.feature": "c.feature:5:5", "t.yaml": "t.yaml:4:5",
-		"m.feature": "m.feature:5:5", "m.yaml": "m.yaml:6:46", "r.feature": "r.feature:5:5"}
+		"m.feature": "m.feature:5:5", "m.yaml": "m.yaml:6:46", "r.feature": "r.feature:5:5", "n.feature": "n.feature:7:9", "n.yaml": "n.yaml:6:44"}
 	for _, f := range res.Files {
 		c := f.Cases[0]
 		a := c.Last()

@@ -360,8 +360,10 @@ func (d *decoder) start(p pair) Start {
 
 // exampleRow is one row of `examples:`: its columns in the order written.
 type exampleRow struct {
-	Pos    diag.Pos
-	Cols   []string
+	Pos  diag.Pos
+	Cols []string
+	// keys are the keys of Cols as written, for a warning about a column.
+	keys   []*yaml.Node
 	Values map[string]string
 	// EnvRefs are the ${env:NAME} references of each value, by column.
 	EnvRefs map[string][]EnvRef
@@ -416,6 +418,7 @@ func (d *decoder) examples(p pair) ([]exampleRow, bool) {
 				continue
 			}
 			row.Cols = append(row.Cols, kv.Name)
+			row.keys = append(row.keys, kv.Key)
 			row.Values[kv.Name] = v
 			row.noteRefs(kv.Name, v, d.scalarAt(d.resolve(kv.Val)))
 		}
@@ -460,6 +463,10 @@ func (d *decoder) scenarioItem(item *yaml.Node, s *Suite, decl suiteDecl) []*Sce
 		}
 		d.missingCols = missingColumns(decoded)
 		defer func() { d.missingCols = nil }()
+		if checkRefs {
+			d.read = map[string]bool{}
+			defer func() { d.read = nil }()
+		}
 	}
 	out := make([]*Scenario, 0, len(rows))
 	for i, row := range rows {
@@ -470,7 +477,51 @@ func (d *decoder) scenarioItem(item *yaml.Node, s *Suite, decl suiteDecl) []*Sce
 			out = append(out, sc)
 		}
 	}
+	if d.read != nil {
+		d.unreadColumns(rows, out)
+	}
 	return out
+}
+
+// unreadColumns warns of an examples column that no ${column} of the
+// scenario reads, in its texts (read while they were decoded) or in a
+// var or another column (out holds them, per row): its rows run the same
+// turns, several cases that test one thing, most often because the column
+// or a reference to it is misspelt, or the column is left over.
+func (d *decoder) unreadColumns(rows []*exampleRow, out []*Scenario) {
+	for _, sc := range out {
+		for _, v := range sc.Vars {
+			refs, _ := interp.Scan(v)
+			for _, r := range refs {
+				if !r.Env {
+					d.read[r.Name] = true
+				}
+			}
+		}
+	}
+	// near are the names read that a row lacks as a column: the other
+	// half of a misspelling, an error of its own where it is read.
+	var near []string
+	for _, name := range slices.Sorted(maps.Keys(d.read)) {
+		if slices.ContainsFunc(rows, func(r *exampleRow) bool { return !slices.Contains(r.Cols, name) }) {
+			near = append(near, name)
+		}
+	}
+	warned := map[string]bool{}
+	for _, row := range rows {
+		for i, col := range row.Cols {
+			if d.read[col] || warned[col] {
+				continue
+			}
+			warned[col] = true
+			hint := fmt.Sprintf("write ${%s} where the scenario should read it, or remove the column", col)
+			if s := diag.Suggest(col, near); s != "" {
+				hint = fmt.Sprintf("did you mean ${%s}? the scenario reads it and a row lacks that column: name the column and the reference alike", s)
+			}
+			d.diags = d.diags.Append(diag.Diagnostic{Severity: diag.Warning, Pos: d.pos(row.keys[i]), Hint: hint,
+				Message: fmt.Sprintf("examples column %s is read by no ${%s}: its rows run the same turns", col, col)})
+		}
+	}
 }
 
 // varsExpand reports what expanding the vars of sc would error the

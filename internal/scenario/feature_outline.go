@@ -11,6 +11,7 @@ import (
 	messages "github.com/cucumber/messages/go/v21"
 
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/interp"
 )
 
 // placeholderCell is where the value of a pickle's step text comes from
@@ -74,7 +75,7 @@ func (fl *featureLoader) outlineColumns(f *messages.Feature) {
 			outline[k] = true
 		}
 	}
-	check := func(sc *messages.Scenario) {
+	check := func(sc *messages.Scenario, bgs []*messages.Background) {
 		if sc == nil {
 			return
 		}
@@ -189,16 +190,101 @@ func (fl *featureLoader) outlineColumns(f *messages.Feature) {
 				}
 			}
 		}
+		fl.unusedColumns(sc, tables, used, bgs)
 	}
+	featureBg := background(f.Children)
 	for _, ch := range f.Children {
-		check(ch.Scenario)
+		check(ch.Scenario, []*messages.Background{featureBg})
 		if ch.Rule != nil {
+			bgs := []*messages.Background{featureBg, background(ruleChildren(ch.Rule))}
 			for _, rc := range ch.Rule.Children {
-				check(rc.Scenario)
+				check(rc.Scenario, bgs)
 			}
 		}
 	}
 	fl.backgroundPlaceholders(f)
+}
+
+// background is the Background among chs, nil when there is none.
+func background(chs []*messages.FeatureChild) *messages.Background {
+	for _, ch := range chs {
+		if ch.Background != nil {
+			return ch.Background
+		}
+	}
+	return nil
+}
+
+// unusedColumns warns of a column of the Examples tables of sc that
+// nothing reads: no <column> in its steps (used) or its name, which
+// Gherkin fills, and no ${column} in its steps, the Backgrounds it runs
+// after (bgs) or another cell of the table. Its rows then run the same
+// steps: several cases that test one thing, most often because the
+// column or the step's <placeholder> is misspelt, or the column is left
+// over from an earlier version of the steps.
+func (fl *featureLoader) unusedColumns(sc *messages.Scenario, tables []*messages.Examples, used map[string]bool, bgs []*messages.Background) {
+	read := maps.Clone(used)
+	for _, m := range placeholder.FindAllStringSubmatch(sc.Name, -1) {
+		read[m[1]] = true
+	}
+	refs := func(s string) {
+		found, _ := interp.Scan(s)
+		for _, r := range found {
+			if !r.Env {
+				read[r.Name] = true
+			}
+		}
+	}
+	stepRefs := func(sts []*messages.Step) {
+		for _, st := range sts {
+			for _, t := range fl.writtenTexts(st) {
+				refs(t.text)
+			}
+		}
+	}
+	stepRefs(sc.Steps)
+	for _, bg := range bgs {
+		if bg != nil {
+			stepRefs(bg.Steps)
+		}
+	}
+	// columns are the names of every table's header, for the hint.
+	var columns []string
+	for _, ex := range tables {
+		for _, r := range ex.TableBody {
+			for _, c := range r.Cells {
+				refs(c.Value)
+			}
+		}
+		for _, c := range ex.TableHeader.Cells {
+			columns = append(columns, c.Value)
+		}
+	}
+	// unknown are the placeholders the steps write that no table has as
+	// a column: the other half of a misspelling, already an error there.
+	var unknown []string
+	for _, p := range slices.Sorted(maps.Keys(used)) {
+		if !slices.Contains(columns, p) {
+			unknown = append(unknown, p)
+		}
+	}
+	name := strings.TrimSpace(sc.Name)
+	for _, ex := range tables {
+		seen := map[string]bool{}
+		for _, c := range ex.TableHeader.Cells {
+			if read[c.Value] || seen[c.Value] {
+				continue
+			}
+			seen[c.Value] = true
+			hint := fmt.Sprintf("write <%s> or ${%s} in a step, or remove the column", c.Value, c.Value)
+			if s := diag.Suggest(c.Value, unknown); s != "" {
+				hint = fmt.Sprintf("did you mean <%s>? a step writes it and no column is named so: name the column and the placeholder alike", s)
+			}
+			fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Warning, Pos: fl.pos(c.Location),
+				Message: fmt.Sprintf("column %q of the Examples of %q is used by no step: its rows run the same steps", c.Value, name),
+				Hint:    hint})
+		}
+	}
 }
 
 // backgroundPlaceholders reports a <column> in a Background step that is

@@ -65,6 +65,9 @@ type decoder struct {
 	// missingCols maps the examples columns of the scenario being decoded
 	// to the lines of the rows that lack them (missingColumns).
 	missingCols map[string][]missingColumn
+	// read, while a scenario with examples is decoded, gathers the names
+	// its ${name} references read (unreadColumns).
+	read map[string]bool
 	// varsSeen holds the sets of vars varsExpand has expanded.
 	varsSeen map[string]bool
 	// envRefs are the ${env:NAME} references read so far (Suite.EnvRefs).
@@ -718,6 +721,9 @@ func (d *decoder) checkRefs(n *yaml.Node, s string) {
 		return
 	}
 	for _, r := range refs {
+		if d.read != nil && !r.Env {
+			d.read[r.Name] = true
+		}
 		if r.Env || d.scope[r.Name] {
 			continue
 		}

@@ -373,18 +373,6 @@ func (c *call) text() string {
 	return c.args[0]
 }
 
-// expandAll expands every item of a list (a table column).
-func (c *call) expandAll(items []string) ([]string, error) {
-	out := make([]string, len(items))
-	for i, v := range items {
-		var err error
-		if out[i], err = c.x(v); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
 func (c *call) int(i int, what string) (int, error) {
 	// As a YAML suite's whole numbers: at most 2^31-1, so that a bound
 	// too large to mean anything is refused in either language.

@@ -54,9 +54,9 @@ func eventsTable(c *call) (*Step, error) {
 	}
 	parts := c.rowParts("sequence", len(types)) // read-only, as in traceTable
 	return check(func(c *call, e *assert.Expect) error {
-		seq, err := c.expandAll(types)
-		e.Events = &assert.Events{Pos: c.pos, Parts: parts, Sequence: seq}
-		return err
+		// As written, as in traceTable: the check expands each row.
+		e.Events = &assert.Events{Pos: c.pos, Parts: parts, Sequence: types}
+		return nil
 	})(c)
 }
 

@@ -810,8 +810,9 @@ func TestSetupSteps(t *testing.T) {
 // TestCheckExpandsPlainArguments: a check's plain arguments (node names,
 // state keys, metric, function, topic and event names) are expanded with
 // the session's expander when the step runs, and one the expander
-// refuses fails the step; matcher texts keep their references for
-// assert.Check.
+// refuses fails the step; matcher texts, and the rows of a trace or
+// events table, keep their references for assert.Check, which fails a
+// row it cannot expand at that row.
 func TestCheckExpandsPlainArguments(t *testing.T) {
 	t.Parallel()
 	type testCase struct {
@@ -835,20 +836,23 @@ func TestCheckExpandsPlainArguments(t *testing.T) {
 		if tc.table != nil {
 			bad.Table = [][]string{{strings.Replace(tc.table[0][0], "${k}", "${bad}", 1)}}
 		}
-		if _, err := mustCompile(t, bad).Expect(expand); err == nil {
+		_, err = mustCompile(t, bad).Expect(expand)
+		if kept := tc.table != nil; err == nil && !kept {
 			t.Errorf("%s %v: no error, want the expander's", bad.Text, bad.Table)
+		} else if err != nil && kept {
+			t.Errorf("%s %v: %v, want the row kept for the check", bad.Text, bad.Table, err)
 		}
 	}
 	for _, tc := range []testCase{
 		{`the node trace includes "${k}"`, nil, func(e *assert.Expect) any { return e.Trace.Includes }, "[K]"},
-		{`the node trace passes through:`, [][]string{{"${k}"}}, func(e *assert.Expect) any { return e.Trace.Sequence }, "[K]"},
+		{`the node trace passes through:`, [][]string{{"${k}"}}, func(e *assert.Expect) any { return e.Trace.Sequence }, "[${k}]"},
 		{`the state "${k}" is "${k}"`, nil, func(e *assert.Expect) any { return e.State[0].Key + "=" + *e.State[0].Match.Exact }, "K=${k}"},
 		{`the metric "${k}" is "${k}"`, nil, func(e *assert.Expect) any { return e.Metrics[0].Name + "=" + *e.Metrics[0].Match.Exact }, "K=${k}"},
 		{`the metric "${k}" was written 2 times`, nil, func(e *assert.Expect) any { return e.Metrics[0].Name }, "K"},
 		{`the function "${k}" was called`, nil, func(e *assert.Expect) any { return e.Functions.Called }, "[K]"},
 		{`the topic "${k}" was retrieved`, nil, func(e *assert.Expect) any { return e.Topics.Retrieved }, "[K]"},
 		{`the events include "${k}"`, nil, func(e *assert.Expect) any { return e.Events.Includes }, "[K]"},
-		{`the events arrive in this order:`, [][]string{{"${k}"}}, func(e *assert.Expect) any { return e.Events.Sequence }, "[K]"},
+		{`the events arrive in this order:`, [][]string{{"${k}"}}, func(e *assert.Expect) any { return e.Events.Sequence }, "[${k}]"},
 	} {
 		t.Run(tc.text, func(t *testing.T) { run(t, tc) })
 	}

@@ -20,3 +20,10 @@ Feature: Unknown columns
     Examples:
       | requst       |
       | when to open |
+
+  Scenario Outline: an unused column named twice is warned of once
+    When the user says "hi"
+
+    Examples:
+      | note | note |
+      | a    | b    |
