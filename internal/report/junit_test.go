@@ -908,3 +908,27 @@ func TestJUnitRunErrorsSayWhoseFault(t *testing.T) {
 		})
 	}
 }
+
+// TestJUnitRetriedErrorOnce: a retried case that errored opens its
+// <error> body with the deciding error (GitLab shows the body, not the
+// message), and the attempts' listing refers to it rather than writing
+// it a second time.
+func TestJUnitRetriedErrorOnce(t *testing.T) {
+	t.Parallel()
+	first := &result.Attempt{Number: 1, Status: result.Errored, Started: t0,
+		Error: &result.Error{Kind: result.KindNetwork, Message: "connection reset"}}
+	last := &result.Attempt{Number: 2, Status: result.Errored, Started: t0,
+		Error: &result.Error{Kind: result.KindTimeout, Message: "no reply within 10s"}}
+	r := &result.Result{Started: t0, Target: result.Target{Name: "sim"}, Files: []*result.File{{Path: "a.yaml", Suite: "a",
+		Cases: []*result.Case{{Name: "books", Pos: pos("a.yaml", 3, 5), Status: result.Errored, Attempts: []*result.Attempt{first, last}}}}}}
+	c := junitOf(t, r).Suites[0].Cases[0]
+	if c.Error == nil {
+		t.Fatalf("no <error> in %+v", c)
+	}
+	want := "timeout: no reply within 10s (" + erroredLine(result.KindTimeout) + ")\n" +
+		"attempt 1 of 2 errored: network: connection reset\n" +
+		"attempt 2 of 2 errored, as above:\n"
+	if c.Error.Body != want {
+		t.Errorf("body:\n%s\nwant:\n%s", c.Error.Body, want)
+	}
+}
