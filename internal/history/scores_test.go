@@ -206,6 +206,14 @@ func TestScoresNewestColumns(t *testing.T) {
 	if strings.Contains(out, "0.99") {
 		t.Errorf("the table shows a report older than the newest %d:\n%s", scoreColumns, out)
 	}
+	// Reports that fit show every column, under the heading as it was.
+	text.Reset()
+	if err := WriteText(&text, Build(reports[n-scoreColumns:])); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "\nsimilar scores by report (a repeated") || !strings.Contains(text.String(), "\n1     2     ") {
+		t.Errorf("%d reports are not shown whole:\n%s", scoreColumns, text.String())
+	}
 	var doc strings.Builder
 	if err := WriteJSON(&doc, h); err != nil {
 		t.Fatal(err)

@@ -225,8 +225,13 @@ func (d detail) writeCase(c *result.Case, indent string) {
 		}
 		d.line(indent, fmt.Sprintf("attempt %d of %d %s", e.Number, n, d.st.attemptLine(e)))
 	}
-	if n > 1 && d.errorAbove && a.Error != nil && len(a.Failures) == 0 {
+	if n > 1 && d.errorAbove {
+		// The error's line (or "errored without a recorded cause")
+		// opens the text; failures before it are not in that line.
 		d.line(indent, fmt.Sprintf("attempt %d of %d %s, as above:", a.Number, n, a.Status))
+		for _, f := range a.Failures {
+			d.writeFailure(a, f, indent+"  ")
+		}
 		d.writeAfterCause(a, indent+"  ")
 		return
 	}

@@ -931,4 +931,20 @@ func TestJUnitRetriedErrorOnce(t *testing.T) {
 	if c.Error.Body != want {
 		t.Errorf("body:\n%s\nwant:\n%s", c.Error.Body, want)
 	}
+	// Without a recorded cause, the opening line says so once; a check
+	// that failed before the error is not in that line and stays.
+	last.Error = nil
+	c = junitOf(t, r).Suites[0].Cases[0]
+	want = "errored without a recorded cause (" + erroredLine("") + ")\n" +
+		"attempt 1 of 2 errored: network: connection reset\n" +
+		"attempt 2 of 2 errored, as above:\n"
+	if c.Error == nil || c.Error.Body != want {
+		t.Errorf("without a cause: %+v\nwant body:\n%s", c.Error, want)
+	}
+	last.Error = &result.Error{Kind: result.KindTimeout, Message: "no reply within 10s"}
+	last.Failures = []assert.Failure{{Pos: pos("a.yaml", 8, 3), Key: "response", Message: "reply is not the expected text"}}
+	c = junitOf(t, r).Suites[0].Cases[0]
+	if c.Error == nil || !strings.Contains(c.Error.Body, "attempt 2 of 2 errored, as above:\n  a.yaml:8:3: reply is not the expected text") {
+		t.Errorf("the failure before the error is not listed: %+v", c.Error)
+	}
 }
