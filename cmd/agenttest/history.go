@@ -46,7 +46,9 @@ target with its reports: every scenario's record folds them together.
 Each similar matcher's score is listed report by report (a repeated
 case's median over its runs, a retried case's deciding attempt's; · in
 a report that did not score it, such as one written before scores were
-kept). A matcher is its scenario, what it checks and the text it
+kept); the table shows the newest 10 reports and says so ("reports
+21–30 of 30"), the drift is computed over them all and --json holds
+every score. A matcher is its scenario, what it checks and the text it
 compares with, not its line: moved by an edit above it, it keeps its
 record; its text edited, it starts a new one.
 

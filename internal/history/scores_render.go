@@ -41,9 +41,15 @@ func (m *Matcher) threshold() string {
 	return "≥ " + assert.FormatMin(m.Latest.Min)
 }
 
+// scoreColumns is how many reports, the newest, the text view's table of
+// scores shows: a column of six characters each, 30 nightly reports
+// would make lines of some 180 characters and more. The drift below it
+// is computed over every report.
+const scoreColumns = 10
+
 // writeScores writes every similar matcher's score report by report,
-// when any report kept one: nothing for reports written before scores
-// were kept.
+// the newest scoreColumns, when any report kept one: nothing for reports
+// written before scores were kept.
 func writeScores(b *strings.Builder, h *History) {
 	var any bool
 	for _, s := range h.Scenarios {
@@ -52,15 +58,20 @@ func writeScores(b *strings.Builder, h *History) {
 	if !any {
 		return
 	}
-	b.WriteString("\nsimilar scores by report (a repeated case's median over its runs; · not scored):\n")
+	first := max(0, len(h.Reports)-scoreColumns)
+	b.WriteString("\nsimilar scores by report")
+	if first > 0 {
+		fmt.Fprintf(b, ", reports %d–%d of %d (--json holds them all)", first+1, len(h.Reports), len(h.Reports))
+	}
+	b.WriteString(" (a repeated case's median over its runs; · not scored):\n")
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	for i := range h.Reports {
+	for i := first; i < len(h.Reports); i++ {
 		fmt.Fprintf(tw, "%d\t", i+1)
 	}
 	fmt.Fprint(tw, "threshold\tmatcher\n")
 	for _, s := range h.Scenarios {
 		for _, m := range s.Matchers {
-			for _, sc := range m.Scores {
+			for _, sc := range m.Scores[first:] {
 				v := "·"
 				if sc != nil {
 					v = assert.FormatScore(sc.Score, sc.Min)

@@ -163,3 +163,62 @@ func TestScoresEscaped(t *testing.T) {
 		t.Errorf("the matcher's line is not escaped:\n%q", text.String())
 	}
 }
+
+// TestScoresNewestColumns: the text view's table of scores shows the
+// newest scoreColumns reports and says which, so that a month of nightly
+// reports keeps its lines short; the drift is still computed over every
+// report, and the JSON history keeps every score.
+func TestScoresNewestColumns(t *testing.T) {
+	t.Parallel()
+	n := scoreColumns + 2
+	var reports []*Report
+	for i := 1; i <= n; i++ {
+		v := 0.95
+		if i > n/2 {
+			v = 0.7
+		}
+		if i == 1 {
+			v = 0.99 // only in a report the table leaves out
+		}
+		reports = append(reports, scoredReport(t, i, false,
+			assert.Score{Pos: diag.Pos{File: "a.yaml", Line: 7}, Key: "response", To: "booked", Score: v, Min: 0.6}))
+	}
+	h := Build(reports)
+	var text strings.Builder
+	if err := WriteText(&text, h); err != nil {
+		t.Fatal(err)
+	}
+	out := text.String()
+	cols := ""
+	for i := 3; i <= n; i++ {
+		cols += fmt.Sprintf("%-6d", i) // a score's four characters and two of padding
+	}
+	for _, want := range []string{
+		fmt.Sprintf("similar scores by report, reports 3–%d of %d (--json holds them all) (a repeated case's median over its runs; · not scored):\n", n, n),
+		"\n" + cols + "threshold  matcher\n",
+		"\n" + strings.Repeat("0.95  ", n/2-2) + strings.Repeat("0.70  ", n/2) + "≥ 0.60     a.yaml: s: similar \"booked\"\n",
+		fmt.Sprintf("closer to the threshold in the newer reports (%d–%d) than in the older (1–%d)", n/2+1, n, n/2),
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text view lacks\n%s\nin:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "0.99") {
+		t.Errorf("the table shows a report older than the newest %d:\n%s", scoreColumns, out)
+	}
+	// Reports that fit show every column, under the heading as it was.
+	text.Reset()
+	if err := WriteText(&text, Build(reports[n-scoreColumns:])); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "\nsimilar scores by report (a repeated") || !strings.Contains(text.String(), "\n1     2     ") {
+		t.Errorf("%d reports are not shown whole:\n%s", scoreColumns, text.String())
+	}
+	var doc strings.Builder
+	if err := WriteJSON(&doc, h); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(doc.String(), "0.99") {
+		t.Errorf("the JSON history lacks the oldest score:\n%s", doc.String())
+	}
+}

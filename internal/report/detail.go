@@ -181,6 +181,10 @@ type detail struct {
 	// was written (not cut at the turn that broke): JUnit's system-out
 	// does not write them again.
 	whole map[*result.Attempt]bool
+	// errorAbove says the text opens with the deciding attempt's error
+	// line (JUnit's body, resultBody): a retried case's listing refers
+	// to it instead of writing it again.
+	errorAbove bool
 }
 
 // consoleRuns is the number of failed runs of a repeated case the console
@@ -220,6 +224,16 @@ func (d detail) writeCase(c *result.Case, indent string) {
 			continue
 		}
 		d.line(indent, fmt.Sprintf("attempt %d of %d %s", e.Number, n, d.st.attemptLine(e)))
+	}
+	if n > 1 && d.errorAbove {
+		// The error's line (or "errored without a recorded cause")
+		// opens the text; failures before it are not in that line.
+		d.line(indent, fmt.Sprintf("attempt %d of %d %s, as above:", a.Number, n, a.Status))
+		for _, f := range a.Failures {
+			d.writeFailure(a, f, indent+"  ")
+		}
+		d.writeAfterCause(a, indent+"  ")
+		return
 	}
 	if n > 1 {
 		d.line(indent, fmt.Sprintf("attempt %d of %d:", a.Number, n))
@@ -272,6 +286,12 @@ func (d detail) writeAttempt(a *result.Attempt, indent string) {
 	if a.Error == nil && len(a.Failures) == 0 && a.Status != result.Passed && a.Status != result.Flaky {
 		d.line(indent, a.Status.String()+" without a recorded cause")
 	}
+	d.writeAfterCause(a, indent)
+}
+
+// writeAfterCause writes what follows an attempt's cause: the steps it
+// did not run, its transcript and what was confirmed.
+func (d detail) writeAfterCause(a *result.Attempt, indent string) {
 	if l := notRunLine(a.NotRun); l != "" {
 		d.line(indent, d.st.paint(sgrYellow, l))
 	}

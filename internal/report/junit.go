@@ -498,6 +498,10 @@ func buildCase(f *result.File, c *result.Case, r *result.Result) junitCase {
 		}
 	case c.Status == result.Errored:
 		a := c.Deciding()
+		// The body opens with the error's line when attempts come
+		// before it (resultBody): the listing need not repeat it. A
+		// repeated case's runs (writeRuns) do not read it.
+		d.errorAbove = true
 		d.writeCase(c, "")
 		kind := "internal"
 		if a != nil && a.Error != nil && a.Error.Kind != "" {

@@ -908,3 +908,43 @@ func TestJUnitRunErrorsSayWhoseFault(t *testing.T) {
 		})
 	}
 }
+
+// TestJUnitRetriedErrorOnce: a retried case that errored opens its
+// <error> body with the deciding error (GitLab shows the body, not the
+// message), and the attempts' listing refers to it rather than writing
+// it a second time.
+func TestJUnitRetriedErrorOnce(t *testing.T) {
+	t.Parallel()
+	first := &result.Attempt{Number: 1, Status: result.Errored, Started: t0,
+		Error: &result.Error{Kind: result.KindNetwork, Message: "connection reset"}}
+	last := &result.Attempt{Number: 2, Status: result.Errored, Started: t0,
+		Error: &result.Error{Kind: result.KindTimeout, Message: "no reply within 10s"}}
+	r := &result.Result{Started: t0, Target: result.Target{Name: "sim"}, Files: []*result.File{{Path: "a.yaml", Suite: "a",
+		Cases: []*result.Case{{Name: "books", Pos: pos("a.yaml", 3, 5), Status: result.Errored, Attempts: []*result.Attempt{first, last}}}}}}
+	c := junitOf(t, r).Suites[0].Cases[0]
+	if c.Error == nil {
+		t.Fatalf("no <error> in %+v", c)
+	}
+	want := "timeout: no reply within 10s (" + erroredLine(result.KindTimeout) + ")\n" +
+		"attempt 1 of 2 errored: network: connection reset\n" +
+		"attempt 2 of 2 errored, as above:\n"
+	if c.Error.Body != want {
+		t.Errorf("body:\n%s\nwant:\n%s", c.Error.Body, want)
+	}
+	// Without a recorded cause, the opening line says so once; a check
+	// that failed before the error is not in that line and stays.
+	last.Error = nil
+	c = junitOf(t, r).Suites[0].Cases[0]
+	want = "errored without a recorded cause (" + erroredLine("") + ")\n" +
+		"attempt 1 of 2 errored: network: connection reset\n" +
+		"attempt 2 of 2 errored, as above:\n"
+	if c.Error == nil || c.Error.Body != want {
+		t.Errorf("without a cause: %+v\nwant body:\n%s", c.Error, want)
+	}
+	last.Error = &result.Error{Kind: result.KindTimeout, Message: "no reply within 10s"}
+	last.Failures = []assert.Failure{{Pos: pos("a.yaml", 8, 3), Key: "response", Message: "reply is not the expected text"}}
+	c = junitOf(t, r).Suites[0].Cases[0]
+	if c.Error == nil || !strings.Contains(c.Error.Body, "attempt 2 of 2 errored, as above:\n  a.yaml:8:3: reply is not the expected text") {
+		t.Errorf("the failure before the error is not listed: %+v", c.Error)
+	}
+}
