@@ -341,6 +341,42 @@ func TestHTMLInBrowser(t *testing.T) {
 		}
 		p.CheckClean(t, path)
 	})
+	t.Run("comparison cuts a long state value", func(t *testing.T) {
+		t.Parallel()
+		// A state value of 26 KB is first shown by its head, as the
+		// cases' values are, and whole on "show all".
+		base, cand := syntheticResult(100), syntheticResult(100)
+		long := "notes-" + strings.Repeat("x", 26000) + "-end"
+		raw, _ := json.Marshal(map[string]any{"nodeTrace": []string{"Start", "Node1"}, "state": map[string]any{"turn": 1, "notes": long}})
+		var meta reply.Metadata
+		_ = json.Unmarshal(raw, &meta)
+		tr := cand.Files[0].Cases[0].Attempts[0].Turns[1]
+		tr.Result = (&reply.TurnResult{ConversationID: tr.Result.ConversationID, Response: tr.Result.Response, RawMetadata: raw}).SetMetadata(meta)
+		cmp := compare.Build(
+			compare.Input{Spec: "live", Kind: compare.KindEnvironment, Result: base, Status: base.RunStatus()},
+			compare.Input{Spec: "pre-release", Kind: compare.KindEnvironment, Result: cand, Status: cand.RunStatus()},
+			compare.DefaultOptions())
+		var b bytes.Buffer
+		if err := WriteHTML(&b, cand, HTMLOptions{Compare: cmp}); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), "compare.html")
+		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p := browsertest.Open(t, browser, path)
+		browsertest.Eval[bool](t, p, `document.querySelector("#compare details.pair").open = true`)
+		cell := `(function () { var e = Array.prototype.find.call(document.querySelectorAll("#compare table.changes td"), function (td) { return td.textContent.indexOf("notes") >= 0 }); return e ? e.textContent : "" })()`
+		got := browsertest.Eval[string](t, p, cell)
+		if len(got) > 2000 || !strings.Contains(got, " characters)") || !strings.Contains(got, "show all") {
+			t.Fatalf("the table shows %d characters of the state (%.300q), want its head, its length and show all", len(got), got)
+		}
+		p.Click(t, `#compare table.changes button.whole`)
+		if got := browsertest.Eval[string](t, p, cell); !strings.Contains(got, "-end") || !strings.Contains(got, "show less") {
+			t.Errorf("after show all the cell ends %q, want the whole value", got[max(0, len(got)-80):])
+		}
+		p.CheckClean(t, path)
+	})
 	t.Run("without JavaScript", func(t *testing.T) {
 		t.Parallel()
 		htmlWithoutScript(t, browser)

@@ -28,7 +28,11 @@
   // its head and length, htmlLong in html_data.go): the head, and a
   // button that shows the whole text, or the head again.
   function longText(tag, cls, whole, cut) {
-    var e = el(tag, cls);
+    return cutText(el(tag, cls), whole, cut);
+  }
+
+  // cutText fills e with longText's head and button.
+  function cutText(e, whole, cut) {
     var text = document.createTextNode(cut || whole);
     e.appendChild(text);
     if (!cut) return e;
@@ -463,6 +467,13 @@
     }, { rootMargin: "600px" });
     observer.observe(more);
   }
+  // The comparison's table cuts its long values as the cases do: the
+  // page holds the whole in data-whole and its head as the text.
+  Array.prototype.forEach.call(document.querySelectorAll("[data-whole]"), function (e) {
+    var cut = e.textContent;
+    e.textContent = "";
+    cutText(e, e.getAttribute("data-whole"), cut);
+  });
   readHash();
   apply();
   if (caseLink() >= 0) reveal(caseLink());
