@@ -293,6 +293,21 @@ func TestHTMLInBrowser(t *testing.T) {
 				t.Errorf("%s closed again: %q", sel, s)
 			}
 		}
+		// A search for a word in the hidden part of the reply keeps the
+		// case, and the case shows whole each value whose hidden part
+		// holds the word; a word in the head leaves them cut.
+		p.Search(t, "END")
+		p.Click(t, `#list .case .row`)
+		for sel, want := range map[string]string{`#list .failure pre.act`: long + "show less", `#list .bubble.agent`: long + "show less", `#list .facts-turn span:nth-of-type(2)`: state + "show less"} {
+			if s := p.Text(t, sel); s != want {
+				t.Errorf("searched for a word past its head, %s: %.80q…, want it whole", sel, s)
+			}
+		}
+		p.Search(t, "tenant")
+		p.Click(t, `#list .case .row`)
+		if s := p.Text(t, `#list .bubble.agent`); s != cut+"show all" {
+			t.Errorf("searched for a word in its head, the reply reads %.80q…, want it cut", s)
+		}
 		// On paper there is nothing to press: the buttons, and the link
 		// to the case, are left out.
 		p.Do(t, chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {

@@ -31,20 +31,24 @@
     return cutText(el(tag, cls), whole, cut);
   }
 
-  // cutText fills e with longText's head and button.
+  // cutText fills e with longText's head and button. A value whose
+  // hidden part holds what the search matched is shown whole, as a
+  // browser's find in page reveals a folded match: the reader who
+  // searched for a word sees it in the case the search kept.
   function cutText(e, whole, cut) {
     var text = document.createTextNode(cut || whole);
     e.appendChild(text);
     if (!cut) return e;
-    var btn = el("button", "whole", "show all");
+    var btn = el("button", "whole");
     btn.type = "button";
-    btn.setAttribute("aria-expanded", "false");
-    btn.addEventListener("click", function () {
-      var open = btn.getAttribute("aria-expanded") !== "true";
+    function show(open) {
       text.nodeValue = open ? whole : cut;
       btn.textContent = open ? "show less" : "show all";
       btn.setAttribute("aria-expanded", String(open));
-    });
+    }
+    btn.addEventListener("click", function () { show(btn.getAttribute("aria-expanded") !== "true"); });
+    var q = query.trim().toLowerCase();
+    show(q !== "" && whole.toLowerCase().indexOf(q) >= 0 && cut.toLowerCase().indexOf(q) < 0);
     e.appendChild(btn);
     return e;
   }
