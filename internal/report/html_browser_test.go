@@ -239,6 +239,17 @@ func TestHTMLInBrowser(t *testing.T) {
 		if h := browsertest.Eval[string](t, p, `location.hash`); h != "#case-200" {
 			t.Errorf("the address is %q, want the link kept", h)
 		}
+		// The browser jumps to the anchor by the time the page has
+		// loaded; the row is focused after it.
+		if _, err := chromedp.Run(p.Ctx, chromedp.Poll[bool](`document.readyState === "complete"`, chromedp.WithPollingTimeout(5*time.Second))); err != nil {
+			t.Fatalf("the page did not finish loading: %v", err)
+		}
+		if !browsertest.Eval[bool](t, p, opened) {
+			t.Errorf("after the load #case-200 is not opened in view")
+		}
+		if s := browsertest.Eval[string](t, p, `(function (a) { return a === document.querySelector("#case-200 .row") ? "" : a.tagName + "#" + a.id + "." + a.className })(document.activeElement)`); s != "" {
+			t.Errorf("on load of #case-200 the focus is on %s, want the case's row", s)
+		}
 		if s := browsertest.Eval[string](t, p, `document.querySelector("#case-200 .permalink").getAttribute("href")`); s != "#case-200" {
 			t.Errorf("the opened case links to %q", s)
 		}

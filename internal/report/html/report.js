@@ -480,6 +480,14 @@
   });
   readHash();
   apply();
-  if (caseLink() >= 0) reveal(caseLink());
+  if (caseLink() >= 0) {
+    reveal(caseLink());
+    // The browser's own jump to the anchor, by the time the page has
+    // loaded, takes the focus from the row (Chromium leaves it on the
+    // body): the row takes it back.
+    window.addEventListener("load", function () {
+      if (caseLink() >= 0) reveal(caseLink());
+    });
+  }
   document.documentElement.setAttribute("data-ready", "true");
 })();
