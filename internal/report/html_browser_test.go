@@ -274,7 +274,7 @@ func TestHTMLInBrowser(t *testing.T) {
 		// A long reply is first shown by its head and length, under
 		// actual and in the transcript, and so is a long state value;
 		// "show all" shows it whole, and "show less" the head again.
-		long := strings.Repeat("Clause: the tenant shall keep the premises. ", 30) + "end"
+		long := strings.Repeat("Clause: the tenant shall keep the premises. ", 30) + "End"
 		f := assert.Failure{Pos: diag.Pos{File: "s.yaml", Line: 5, Col: 9}, Key: "response", Message: "reply is not the expected text",
 			Expected: long + "!", Actual: long}
 		f.Diff = assert.Diff(f.Expected, long)
@@ -314,10 +314,12 @@ func TestHTMLInBrowser(t *testing.T) {
 				t.Errorf("searched for a word past its head, %s: %.80q…, want it whole", sel, s)
 			}
 		}
-		p.Search(t, "tenant")
-		p.Click(t, `#list .case .row`)
-		if s := p.Text(t, `#list .bubble.agent`); s != cut+"show all" {
-			t.Errorf("searched for a word in its head, the reply reads %.80q…, want it cut", s)
+		for _, q := range []string{"CLAUSE", "books"} {
+			p.Search(t, q)
+			p.Click(t, `#list .case .row`)
+			if s := p.Text(t, `#list .bubble.agent`); s != cut+"show all" {
+				t.Errorf("searched for %q, not past its head, the reply reads %.80q…, want it cut", q, s)
+			}
 		}
 		// On paper there is nothing to press: the buttons, and the link
 		// to the case, are left out.
@@ -394,11 +396,11 @@ func TestHTMLInBrowser(t *testing.T) {
 		browsertest.Eval[bool](t, p, `document.querySelector("#compare details.pair").open = true`)
 		cell := `(function () { var e = Array.prototype.find.call(document.querySelectorAll("#compare table.changes td"), function (td) { return td.textContent.indexOf("notes") >= 0 }); return e ? e.textContent : "" })()`
 		got := browsertest.Eval[string](t, p, cell)
-		if len(got) > 2000 || !strings.Contains(got, " characters)") || !strings.Contains(got, "show all") {
+		if len(got) > 2000 || strings.Count(got, "notes-") != 1 || !strings.HasSuffix(got, " characters)show all") {
 			t.Fatalf("the table shows %d characters of the state (%.300q), want its head, its length and show all", len(got), got)
 		}
 		p.Click(t, `#compare table.changes button.whole`)
-		if got := browsertest.Eval[string](t, p, cell); !strings.Contains(got, "-end") || !strings.Contains(got, "show less") {
+		if got := browsertest.Eval[string](t, p, cell); strings.Count(got, "notes-") != 1 || !strings.HasSuffix(got, `-end", turn=1show less`) {
 			t.Errorf("after show all the cell ends %q, want the whole value", got[max(0, len(got)-80):])
 		}
 		p.CheckClean(t, path)

@@ -47,8 +47,9 @@
       btn.setAttribute("aria-expanded", String(open));
     }
     btn.addEventListener("click", function () { show(btn.getAttribute("aria-expanded") !== "true"); });
+    // No query is in every head.
     var q = query.trim().toLowerCase();
-    show(q !== "" && whole.toLowerCase().indexOf(q) >= 0 && cut.toLowerCase().indexOf(q) < 0);
+    show(whole.toLowerCase().indexOf(q) >= 0 && cut.toLowerCase().indexOf(q) < 0);
     e.appendChild(btn);
     return e;
   }
@@ -480,14 +481,13 @@
   });
   readHash();
   apply();
-  if (caseLink() >= 0) {
-    reveal(caseLink());
+  var linked = caseLink();
+  if (linked >= 0) {
+    reveal(linked);
     // The browser's own jump to the anchor, by the time the page has
     // loaded, takes the focus from the row (Chromium leaves it on the
     // body): the row takes it back.
-    window.addEventListener("load", function () {
-      if (caseLink() >= 0) reveal(caseLink());
-    });
+    window.addEventListener("load", function () { reveal(linked); });
   }
   document.documentElement.setAttribute("data-ready", "true");
 })();
