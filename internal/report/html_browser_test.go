@@ -340,18 +340,7 @@ func TestHTMLInBrowser(t *testing.T) {
 		// every column's heading on one line.
 		base, cand := syntheticResult(100), syntheticResult(100)
 		cand.Files[0].Cases[0].Attempts[0].Turns[1].Result.Response = strings.Repeat("How many people will be joining you this evening? ", 12)
-		cmp := compare.Build(
-			compare.Input{Spec: "live", Kind: compare.KindEnvironment, Result: base, Status: base.RunStatus()},
-			compare.Input{Spec: "pre-release", Kind: compare.KindEnvironment, Result: cand, Status: cand.RunStatus()},
-			compare.DefaultOptions())
-		var b bytes.Buffer
-		if err := WriteHTML(&b, cand, HTMLOptions{Compare: cmp}); err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(t.TempDir(), "compare.html")
-		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		path := writeCompareHTML(t, base, cand)
 		p := browsertest.Open(t, browser, path+"#show=failed")
 		p.Click(t, `#compare-status a`)
 		if h := browsertest.Eval[string](t, p, `location.hash`); h != "#show=failed" {
@@ -380,18 +369,7 @@ func TestHTMLInBrowser(t *testing.T) {
 		_ = json.Unmarshal(raw, &meta)
 		tr := cand.Files[0].Cases[0].Attempts[0].Turns[1]
 		tr.Result = (&reply.TurnResult{ConversationID: tr.Result.ConversationID, Response: tr.Result.Response, RawMetadata: raw}).SetMetadata(meta)
-		cmp := compare.Build(
-			compare.Input{Spec: "live", Kind: compare.KindEnvironment, Result: base, Status: base.RunStatus()},
-			compare.Input{Spec: "pre-release", Kind: compare.KindEnvironment, Result: cand, Status: cand.RunStatus()},
-			compare.DefaultOptions())
-		var b bytes.Buffer
-		if err := WriteHTML(&b, cand, HTMLOptions{Compare: cmp}); err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(t.TempDir(), "compare.html")
-		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		path := writeCompareHTML(t, base, cand)
 		p := browsertest.Open(t, browser, path)
 		browsertest.Eval[bool](t, p, `document.querySelector("#compare details.pair").open = true`)
 		cell := `(function () { var e = Array.prototype.find.call(document.querySelectorAll("#compare table.changes td"), function (td) { return td.textContent.indexOf("notes") >= 0 }); return e ? e.textContent : "" })()`
@@ -567,6 +545,26 @@ const hostileReply = `hostile </script><script>window.__pwned=1</script><img src
 // test: mostly passed, 1% failed with a reply diff, 1% errored, 1% flaky,
 // a few quarantined, and one with a hostile reply. Case i's last reply
 // says "order #i".
+// writeCompareHTML writes the report of cand compared with base (live
+// against pre-release), as agenttest compare --html does, and returns
+// its path.
+func writeCompareHTML(t *testing.T, base, cand *result.Result) string {
+	t.Helper()
+	cmp := compare.Build(
+		compare.Input{Spec: "live", Kind: compare.KindEnvironment, Result: base, Status: base.RunStatus()},
+		compare.Input{Spec: "pre-release", Kind: compare.KindEnvironment, Result: cand, Status: cand.RunStatus()},
+		compare.DefaultOptions())
+	var b bytes.Buffer
+	if err := WriteHTML(&b, cand, HTMLOptions{Compare: cmp}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "compare.html")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 func syntheticResult(n int) *result.Result {
 	start := time.Date(2026, 11, 1, 2, 0, 0, 0, time.UTC)
 	r := &result.Result{Started: start, Target: result.Target{Name: "staging", Env: "pre-release", BuildURL: "https://build.example.invalid"}}
