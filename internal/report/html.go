@@ -71,6 +71,7 @@ var htmlTemplate = template.Must(template.Must(template.New("page").Funcs(templa
 	"latency": compareLatency,
 	"pairs":   comparePairs,
 	"diffOf":  diffView,
+	"long":    sectionLong,
 	// flat is how the sections show a name, a node, a note or a value
 	// a server chose: on one line, escape sequences stripped, other
 	// controls escaped, as the case list shows them (htmlStyle).

@@ -239,6 +239,17 @@ func TestHTMLInBrowser(t *testing.T) {
 		if h := browsertest.Eval[string](t, p, `location.hash`); h != "#case-200" {
 			t.Errorf("the address is %q, want the link kept", h)
 		}
+		// The browser jumps to the anchor by the time the page has
+		// loaded; the row is focused after it.
+		if _, err := chromedp.Run(p.Ctx, chromedp.Poll[bool](`document.readyState === "complete"`, chromedp.WithPollingTimeout(5*time.Second))); err != nil {
+			t.Fatalf("the page did not finish loading: %v", err)
+		}
+		if !browsertest.Eval[bool](t, p, opened) {
+			t.Errorf("after the load #case-200 is not opened in view")
+		}
+		if s := browsertest.Eval[string](t, p, `(function (a) { return a === document.querySelector("#case-200 .row") ? "" : a.tagName + "#" + a.id + "." + a.className })(document.activeElement)`); s != "" {
+			t.Errorf("on load of #case-200 the focus is on %s, want the case's row", s)
+		}
 		if s := browsertest.Eval[string](t, p, `document.querySelector("#case-200 .permalink").getAttribute("href")`); s != "#case-200" {
 			t.Errorf("the opened case links to %q", s)
 		}
@@ -263,7 +274,7 @@ func TestHTMLInBrowser(t *testing.T) {
 		// A long reply is first shown by its head and length, under
 		// actual and in the transcript, and so is a long state value;
 		// "show all" shows it whole, and "show less" the head again.
-		long := strings.Repeat("Clause: the tenant shall keep the premises. ", 30) + "end"
+		long := strings.Repeat("Clause: the tenant shall keep the premises. ", 30) + "End"
 		f := assert.Failure{Pos: diag.Pos{File: "s.yaml", Line: 5, Col: 9}, Key: "response", Message: "reply is not the expected text",
 			Expected: long + "!", Actual: long}
 		f.Diff = assert.Diff(f.Expected, long)
@@ -293,6 +304,23 @@ func TestHTMLInBrowser(t *testing.T) {
 				t.Errorf("%s closed again: %q", sel, s)
 			}
 		}
+		// A search for a word in the hidden part of the reply keeps the
+		// case, and the case shows whole each value whose hidden part
+		// holds the word; a word in the head leaves them cut.
+		p.Search(t, "END")
+		p.Click(t, `#list .case .row`)
+		for sel, want := range map[string]string{`#list .failure pre.act`: long + "show less", `#list .bubble.agent`: long + "show less", `#list .facts-turn span:nth-of-type(2)`: state + "show less"} {
+			if s := p.Text(t, sel); s != want {
+				t.Errorf("searched for a word past its head, %s: %.80q…, want it whole", sel, s)
+			}
+		}
+		for _, q := range []string{"CLAUSE", "books"} {
+			p.Search(t, q)
+			p.Click(t, `#list .case .row`)
+			if s := p.Text(t, `#list .bubble.agent`); s != cut+"show all" {
+				t.Errorf("searched for %q, not past its head, the reply reads %.80q…, want it cut", q, s)
+			}
+		}
 		// On paper there is nothing to press: the buttons, and the link
 		// to the case, are left out.
 		p.Do(t, chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
@@ -312,18 +340,7 @@ func TestHTMLInBrowser(t *testing.T) {
 		// every column's heading on one line.
 		base, cand := syntheticResult(100), syntheticResult(100)
 		cand.Files[0].Cases[0].Attempts[0].Turns[1].Result.Response = strings.Repeat("How many people will be joining you this evening? ", 12)
-		cmp := compare.Build(
-			compare.Input{Spec: "live", Kind: compare.KindEnvironment, Result: base, Status: base.RunStatus()},
-			compare.Input{Spec: "pre-release", Kind: compare.KindEnvironment, Result: cand, Status: cand.RunStatus()},
-			compare.DefaultOptions())
-		var b bytes.Buffer
-		if err := WriteHTML(&b, cand, HTMLOptions{Compare: cmp}); err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(t.TempDir(), "compare.html")
-		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		path := writeCompareHTML(t, base, cand)
 		p := browsertest.Open(t, browser, path+"#show=failed")
 		p.Click(t, `#compare-status a`)
 		if h := browsertest.Eval[string](t, p, `location.hash`); h != "#show=failed" {
@@ -338,6 +355,31 @@ func TestHTMLInBrowser(t *testing.T) {
 		}
 		if s := browsertest.Eval[string](t, p, `Array.prototype.filter.call(document.querySelectorAll("#compare table.changes th"), function (th) { var r = document.createRange(); r.selectNodeContents(th); return r.getClientRects().length > 1 }).map(function (th) { return th.textContent }).join(", ")`); s != "" {
 			t.Errorf("headings broken over lines: %s", s)
+		}
+		p.CheckClean(t, path)
+	})
+	t.Run("comparison cuts a long state value", func(t *testing.T) {
+		t.Parallel()
+		// A state value of 26 KB is first shown by its head, as the
+		// cases' values are, and whole on "show all".
+		base, cand := syntheticResult(100), syntheticResult(100)
+		long := "notes-" + strings.Repeat("x", 26000) + "-end"
+		raw, _ := json.Marshal(map[string]any{"nodeTrace": []string{"Start", "Node1"}, "state": map[string]any{"turn": 1, "notes": long}})
+		var meta reply.Metadata
+		_ = json.Unmarshal(raw, &meta)
+		tr := cand.Files[0].Cases[0].Attempts[0].Turns[1]
+		tr.Result = (&reply.TurnResult{ConversationID: tr.Result.ConversationID, Response: tr.Result.Response, RawMetadata: raw}).SetMetadata(meta)
+		path := writeCompareHTML(t, base, cand)
+		p := browsertest.Open(t, browser, path)
+		browsertest.Eval[bool](t, p, `document.querySelector("#compare details.pair").open = true`)
+		cell := `(function () { var e = Array.prototype.find.call(document.querySelectorAll("#compare table.changes td"), function (td) { return td.textContent.indexOf("notes") >= 0 }); return e ? e.textContent : "" })()`
+		got := browsertest.Eval[string](t, p, cell)
+		if len(got) > 2000 || strings.Count(got, "notes-") != 1 || !strings.HasSuffix(got, " characters)show all") {
+			t.Fatalf("the table shows %d characters of the state (%.300q), want its head, its length and show all", len(got), got)
+		}
+		p.Click(t, `#compare table.changes button.whole`)
+		if got := browsertest.Eval[string](t, p, cell); strings.Count(got, "notes-") != 1 || !strings.HasSuffix(got, `-end", turn=1show less`) {
+			t.Errorf("after show all the cell ends %q, want the whole value", got[max(0, len(got)-80):])
 		}
 		p.CheckClean(t, path)
 	})
@@ -503,6 +545,26 @@ const hostileReply = `hostile </script><script>window.__pwned=1</script><img src
 // test: mostly passed, 1% failed with a reply diff, 1% errored, 1% flaky,
 // a few quarantined, and one with a hostile reply. Case i's last reply
 // says "order #i".
+// writeCompareHTML writes the report of cand compared with base (live
+// against pre-release), as agenttest compare --html does, and returns
+// its path.
+func writeCompareHTML(t *testing.T, base, cand *result.Result) string {
+	t.Helper()
+	cmp := compare.Build(
+		compare.Input{Spec: "live", Kind: compare.KindEnvironment, Result: base, Status: base.RunStatus()},
+		compare.Input{Spec: "pre-release", Kind: compare.KindEnvironment, Result: cand, Status: cand.RunStatus()},
+		compare.DefaultOptions())
+	var b bytes.Buffer
+	if err := WriteHTML(&b, cand, HTMLOptions{Compare: cmp}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "compare.html")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 func syntheticResult(n int) *result.Result {
 	start := time.Date(2026, 11, 1, 2, 0, 0, 0, time.UTC)
 	r := &result.Result{Started: start, Target: result.Target{Name: "staging", Env: "pre-release", BuildURL: "https://build.example.invalid"}}

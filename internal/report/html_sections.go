@@ -100,3 +100,14 @@ func diffView(baseline, candidate string) htmlDiffView {
 	}
 	return v
 }
+
+// htmlLongView is a value a section shows (flat) and, when it is long,
+// the head the page first shows (htmlLong); the script turns Cut into the
+// case list's "show all" button, so both parts of the page cut by one rule.
+type htmlLongView struct{ Whole, Cut string }
+
+// sectionLong is a comparison's state value as its table shows it: a
+// value of 26 KB drawn whole buried the table.
+func sectionLong(s string) htmlLongView {
+	return htmlLongView{Whole: htmlStyle.flat(s), Cut: htmlLong(s, htmlStyle.flat)}
+}

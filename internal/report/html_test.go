@@ -1173,3 +1173,19 @@ func TestHTMLCompareVerdictInHeader(t *testing.T) {
 		t.Errorf("a run's report names a comparison")
 	}
 }
+
+// TestSectionLong pins that the comparison's table cleans the head it
+// first shows as it cleans the whole: a node name of a hostile server,
+// long enough to be cut, keeps no escape sequence in either.
+func TestSectionLong(t *testing.T) {
+	v := sectionLong("\x1b[31mNode" + strings.Repeat("x", 1200))
+	if strings.ContainsRune(v.Cut, 0x1b) || strings.ContainsRune(v.Whole, 0x1b) {
+		t.Errorf("escape sequence kept: cut %.40q, whole %.40q", v.Cut, v.Whole)
+	}
+	if !strings.HasPrefix(v.Cut, "Nodexx") || !strings.HasSuffix(v.Cut, "… (1209 characters)") {
+		t.Errorf("cut %q, want the cleaned head and the length", v.Cut)
+	}
+	if short := sectionLong("Start → Menu"); short.Cut != "" || short.Whole != "Start → Menu" {
+		t.Errorf("a short value: %+v, want it whole and not cut", short)
+	}
+}

@@ -28,19 +28,28 @@
   // its head and length, htmlLong in html_data.go): the head, and a
   // button that shows the whole text, or the head again.
   function longText(tag, cls, whole, cut) {
-    var e = el(tag, cls);
+    return cutText(el(tag, cls), whole, cut);
+  }
+
+  // cutText fills e with longText's head and button. A value whose
+  // hidden part holds what the search matched is shown whole, as a
+  // browser's find in page reveals a folded match: the reader who
+  // searched for a word sees it in the case the search kept.
+  function cutText(e, whole, cut) {
     var text = document.createTextNode(cut || whole);
     e.appendChild(text);
     if (!cut) return e;
-    var btn = el("button", "whole", "show all");
+    var btn = el("button", "whole");
     btn.type = "button";
-    btn.setAttribute("aria-expanded", "false");
-    btn.addEventListener("click", function () {
-      var open = btn.getAttribute("aria-expanded") !== "true";
+    function show(open) {
       text.nodeValue = open ? whole : cut;
       btn.textContent = open ? "show less" : "show all";
       btn.setAttribute("aria-expanded", String(open));
-    });
+    }
+    btn.addEventListener("click", function () { show(btn.getAttribute("aria-expanded") !== "true"); });
+    // No query is in every head.
+    var q = query.trim().toLowerCase();
+    show(whole.toLowerCase().indexOf(q) >= 0 && cut.toLowerCase().indexOf(q) < 0);
     e.appendChild(btn);
     return e;
   }
@@ -463,8 +472,22 @@
     }, { rootMargin: "600px" });
     observer.observe(more);
   }
+  // The comparison's table cuts its long values as the cases do: the
+  // page holds the whole in data-whole and its head as the text.
+  Array.prototype.forEach.call(document.querySelectorAll("[data-whole]"), function (e) {
+    var cut = e.textContent;
+    e.textContent = "";
+    cutText(e, e.getAttribute("data-whole"), cut);
+  });
   readHash();
   apply();
-  if (caseLink() >= 0) reveal(caseLink());
+  var linked = caseLink();
+  if (linked >= 0) {
+    reveal(linked);
+    // The browser's own jump to the anchor, by the time the page has
+    // loaded, takes the focus from the row (Chromium leaves it on the
+    // body): the row takes it back.
+    window.addEventListener("load", function () { reveal(linked); });
+  }
   document.documentElement.setAttribute("data-ready", "true");
 })();
