@@ -143,7 +143,7 @@ func TestRunExamplesPasses(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitOK, c.stdout, c.stderr)
 	}
-	if want := countScenarios(loadTree(t, "examples")); len(cases) != want {
+	if want := scenario.Count(loadTree(t, "examples")); len(cases) != want {
 		t.Errorf("report has %d cases, the suites %d", len(cases), want)
 	}
 	for _, cs := range cases {
@@ -163,7 +163,7 @@ func TestRunSuitesPasses(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitOK, c.stdout, c.stderr)
 	}
-	if want := countScenarios(suites); len(cases) != want {
+	if want := scenario.Count(suites); len(cases) != want {
 		t.Errorf("report has %d cases, the suites %d", len(cases), want)
 	}
 	skips := map[string]bool{}

@@ -974,10 +974,7 @@ func (g *gcTuning) run(suites []*scenario.Suite) {
 	if g.set == nil {
 		return
 	}
-	n := 0
-	for _, s := range suites {
-		n += len(s.Scenarios)
-	}
+	n := scenario.Count(suites)
 	if g.collect != nil {
 		g.collect()
 	}

@@ -405,17 +405,8 @@ func (s *selection) plan(st *State, cfg *config.File, paths []string, given bool
 		return nil, nil, reported(exitUsage)
 	}
 	selected := scenario.Select(suites, s.sel)
-	s.leftOut = countScenarios(suites) - countScenarios(selected)
+	s.leftOut = scenario.Count(suites) - scenario.Count(selected)
 	return suites, s.deal(selected), nil
-}
-
-// countScenarios counts the scenarios of suites.
-func countScenarios(suites []*scenario.Suite) int {
-	n := 0
-	for _, su := range suites {
-		n += len(su.Scenarios)
-	}
-	return n
 }
 
 // deal returns the share of the selected suites that --shard asks for,
@@ -425,7 +416,7 @@ func (s *selection) deal(selected []*scenario.Suite) []*scenario.Suite {
 	if s.shard.IsZero() {
 		return selected
 	}
-	s.selected = countScenarios(selected)
+	s.selected = scenario.Count(selected)
 	s.fingerprint = scenario.Fingerprint(selected)
 	return s.shard.Apply(selected)
 }

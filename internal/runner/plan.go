@@ -45,10 +45,7 @@ func plan(suites []*scenario.Suite, opts Options) ([]*result.File, []*job) {
 		jobs  []*job
 	)
 	selected := scenario.Select(suites, opts.Select)
-	n := 0
-	for _, s := range selected {
-		n += len(s.Scenarios)
-	}
+	n := scenario.Count(selected)
 	// The jobs are made in one block, not one by one: they live for the
 	// run, and a finished job lets go of its scenario (finishJob).
 	block := make([]job, n)

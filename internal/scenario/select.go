@@ -254,3 +254,12 @@ func Lines(suites []*Suite, file string) []int {
 	slices.Sort(out)
 	return out
 }
+
+// Count is the number of scenarios of suites.
+func Count(suites []*Suite) int {
+	n := 0
+	for _, s := range suites {
+		n += len(s.Scenarios)
+	}
+	return n
+}
