@@ -491,12 +491,7 @@ func (d *decoder) scenarioItem(item *yaml.Node, s *Suite, decl suiteDecl) []*Sce
 func (d *decoder) unreadColumns(rows []*exampleRow, out []*Scenario) {
 	for _, sc := range out {
 		for _, v := range sc.Vars {
-			refs, _ := interp.Scan(v)
-			for _, r := range refs {
-				if !r.Env {
-					d.read[r.Name] = true
-				}
-			}
+			markRead(d.read, v)
 		}
 	}
 	// near are the names read that a row lacks as a column: the other

@@ -227,14 +227,7 @@ func (fl *featureLoader) unusedColumns(sc *messages.Scenario, tables []*messages
 	for _, m := range placeholder.FindAllStringSubmatch(sc.Name, -1) {
 		read[m[1]] = true
 	}
-	refs := func(s string) {
-		found, _ := interp.Scan(s)
-		for _, r := range found {
-			if !r.Env {
-				read[r.Name] = true
-			}
-		}
-	}
+	refs := func(s string) { markRead(read, s) }
 	stepRefs := func(sts []*messages.Step) {
 		for _, st := range sts {
 			for _, t := range fl.writtenTexts(st) {
@@ -351,4 +344,17 @@ func ruleChildren(r *messages.Rule) []*messages.FeatureChild {
 		out[i] = &messages.FeatureChild{Background: rc.Background, Scenario: rc.Scenario}
 	}
 	return out
+}
+
+// markRead marks the names s reads (its ${name} references, not
+// ${env:NAME}) in read: the columns of an outline's or a YAML scenario's
+// examples that something reads (unusedColumns, unreadColumns). A
+// malformed reference reads nothing; it is an error where it is written.
+func markRead(read map[string]bool, s string) {
+	refs, _ := interp.Scan(s)
+	for _, r := range refs {
+		if !r.Env {
+			read[r.Name] = true
+		}
+	}
 }
