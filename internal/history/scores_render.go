@@ -9,17 +9,15 @@ import (
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/escape"
+	"github.com/agenttest/agenttest/internal/report"
 )
-
-// toRunes is how much of a matcher's text the text view quotes: as much
-// as a report's one-line summary of a value.
-const toRunes = 60
 
 // label names a matcher of s on one line: `nightly.yaml: books: similar
 // "Booked: a table…"`, its text cut and quoted, and escaped as the rest
 // of the history is: the files are anyone's.
 func (m *Matcher) label(s *Scenario) string {
-	to := m.To[:diag.RuneOffset(m.To, toRunes)]
+	// As much as a report's one-line summary of a value.
+	to := m.To[:diag.RuneOffset(m.To, report.ShortRunes)]
 	q := strconv.Quote(to)
 	if len(to) < len(m.To) {
 		q = strings.TrimSuffix(q, `"`) + `…"`

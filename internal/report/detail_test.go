@@ -235,11 +235,11 @@ func TestShowLong(t *testing.T) {
 	}
 }
 
-// TestShortValue: the value of a one-line summary is cut at shortRunes
+// TestShortValue: the value of a one-line summary is cut at ShortRunes
 // runes, quoted when its raw form would mislead or it spans lines.
 func TestShortValue(t *testing.T) {
 	t.Parallel()
-	long := strings.Repeat("é", shortRunes)
+	long := strings.Repeat("é", ShortRunes)
 	for _, tc := range []struct{ name, value, want string }{
 		{"short", "three", "three"},
 		{"at the limit", long, long},

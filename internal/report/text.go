@@ -202,12 +202,12 @@ func (st style) showLong(s, indent string, joiners bool) string {
 	return v + fmt.Sprintf("… (%d characters, cut: the diff shows where they differ)", n)
 }
 
-// shortValue is a compared value on one line of at most shortRunes runes
+// shortValue is a compared value on one line of at most ShortRunes runes
 // (then ending in "…"), quoted when its raw form would mislead (needsQuote)
 // or when it spans lines, for a one-line summary.
 func (st style) shortValue(s string) string {
 	s = st.clean(s)
-	head := firstRunes(s, shortRunes)
+	head := firstRunes(s, ShortRunes)
 	cut := len(head) < len(s)
 	if needsQuote(s, false) || strings.Contains(s, "\n") {
 		head = quoteValue(head, false)
@@ -224,9 +224,10 @@ func (st style) shortValue(s string) string {
 // firstRunes is s up to its first n runes.
 func firstRunes(s string, n int) string { return s[:diag.RuneOffset(s, n)] }
 
-// shortRunes is the length of a value in a one-line summary: enough for
-// the answer of an agent, a node, a state value.
-const shortRunes = 60
+// ShortRunes is the length of a value in a one-line summary: enough for
+// the answer of an agent, a node, a state value. history quotes a
+// matcher's text as long.
+const ShortRunes = 60
 
 // indentLines prefixes every line of s with indent.
 func indentLines(s, indent string) string {
