@@ -119,6 +119,15 @@ func TestDocGuideSamples(t *testing.T) {
 			map[string]string{"suites/clinic.yaml": padded(append(append([]string{"agent: clinic", "scenarios:"}, strings.Split(strings.Repeat("#", 21), "")...),
 				"  - name: puts urgent callers through to the nurse", "    turns:", "      - say: I have chest pain", "        expect:", "#", "#", "#", "#",
 				`          response: {similar: {to: "That sounds urgent. I'm putting you through to a nurse.", min: 0.75}}`)...)}, nil},
+		{"an examples column nothing reads", scenarios, "warning: examples column dya is read by no ${dya}", exitUsage, lint("suite.yaml"),
+			map[string]string{"suite.yaml": padded(
+				"agent: restaurant", "scenarios:", "  - name: books a table", "    examples:",
+				"      - {day: friday}", "      - {dya: saturday}", "    turns:", `      - say: "a table on ${day}"`)}, nil},
+		{"an Examples column no step uses", features, `column "symptoms" of the Examples of "triage" is used by no step`, exitUsage, lint("features/triage.feature"),
+			map[string]string{"features/triage.feature": padded(
+				"@agent:clinic", "Feature: Triage", "", "  Scenario Outline: triage",
+				`    When the user says "<symptom>"`, `    Then the agent's reply contains "nurse"`, "",
+				"    Examples:", "      | symptoms          |", "      | I have chest pain |")}, nil},
 		{"an undefined step", features, `undefined step "Then the agents reply contain`, exitUsage, lint("features/booking.feature"),
 			map[string]string{"features/booking.feature": featureLintSample}, nil},
 		{"an outline column no Examples has", features, "<dya> is not a column", exitUsage, lint("features/booking.feature"),
