@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -154,5 +155,38 @@ func TestDocCommandsUseRealFlags(t *testing.T) {
 		if !seen[cmd] {
 			t.Errorf("no shell block of the guides runs agenttest %s", cmd)
 		}
+	}
+}
+
+// TestDocTargetVariablesInHelp: the variables docs/configuration.md
+// ("Environment variables") says override a target's fields are the
+// ones agenttest help run names: a newcomer who reads the help alone
+// must not miss one (AGENTTEST_MESSAGING_QUIET was left out of it when
+// messaging_quiet came), and the guide must not name one run ignores.
+func TestDocTargetVariablesInHelp(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join(repoRoot, "docs", "configuration.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, para, ok := strings.Cut(string(b), "\nTarget fields: ")
+	para, _, ok2 := strings.Cut(para, "Each one overrides")
+	if !ok || !ok2 {
+		t.Fatal(`docs/configuration.md has no "Target fields: ... Each one overrides" paragraph`)
+	}
+	variable := regexp.MustCompile(`AGENTTEST_[A-Z_]+`)
+	doc := variable.FindAllString(para, -1)
+	help := words(newCLI(t, repoRoot, nil, "help", "run").expect(t, exitOK))
+	_, help, ok = strings.Cut(help, "The target is --target NAME")
+	help, _, ok2 = strings.Cut(help, "With no target configured")
+	if !ok || !ok2 {
+		t.Fatalf(`agenttest help run has no "The target is --target NAME ... With no target configured" paragraph:
+%s`, help)
+	}
+	named := variable.FindAllString(help, -1)
+	slices.Sort(doc)
+	slices.Sort(named)
+	if !slices.Equal(doc, named) {
+		t.Errorf("docs/configuration.md names the target variables %v, agenttest help run %v", doc, named)
 	}
 }
