@@ -190,3 +190,28 @@ func TestDocTargetVariablesInHelp(t *testing.T) {
 		t.Errorf("docs/configuration.md names the target variables %v, agenttest help run %v", doc, named)
 	}
 }
+
+// TestDocStatisticalVerdictInCucumber: the verdict docs/reading-reports.md
+// says a statistical scenario's failed step starts with, for
+// examples-failing/clinic.yaml, is the one the Cucumber Messages of a
+// run of it hold, as the console's FAIL line gives it.
+func TestDocStatisticalVerdictInCucumber(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join(repoRoot, "docs", "reading-reports.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown := regexp.MustCompile("\\(`(passed [^`]*)` for `examples-failing/clinic.yaml`\\)").FindSubmatch([]byte(words(string(b))))
+	if shown == nil {
+		t.Fatal("docs/reading-reports.md gives no verdict for examples-failing/clinic.yaml")
+	}
+	messages := filepath.Join(t.TempDir(), "c.ndjson")
+	newCLI(t, repoRoot, examplesEnv(), "run", "examples-failing/clinic.yaml", "--cucumber", messages).expect(t, exitFailed)
+	ndjson, err := os.ReadFile(messages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(ndjson), `"message":"`+string(shown[1])+`\n`) {
+		t.Errorf("docs/reading-reports.md says the failed step starts with %q; the Cucumber Messages of the run hold none such:\n%s", shown[1], ndjson)
+	}
+}
