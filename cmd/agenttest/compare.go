@@ -107,10 +107,11 @@ Exit codes:
        quarantined scenario never fails the comparison
   2    bad usage, configuration, suite files, a side that is not an
        environment, a target or a JSON report, a baseline report of one
-       shard, of a --rerun-failed run or of a merge --force, live without
-       --allow-live, or the platform stopped a side as a configuration
-       problem (a refused key or connector token, an unknown agent, no
-       Messaging API at messaging_url)
+       shard, of a --rerun-failed run, of a merge --force or of a run
+       narrowed by --tags, --name or FILE:LINE other than the
+       comparison's, live without --allow-live, or the platform stopped
+       a side as a configuration problem (a refused key or connector
+       token, an unknown agent, no Messaging API at messaging_url)
   3    internal error, or a report that could not be written (a full
        disk)
   4    nothing regressed, but a scenario could not be compared (a side

@@ -110,6 +110,24 @@ func TestDocGuideSamples(t *testing.T) {
 			func(line string) bool {
 				return strings.HasPrefix(line, "PASS suites/menu.yaml") || strings.HasPrefix(line, "INCONCLUSIVE ")
 			}},
+		// The seed is fixed and each run of a statistical scenario
+		// names its conversation, so its draws, and the spread of its
+		// similar matcher, replay at any --parallel (docs/simulator.md).
+		{"the spread of a similar matcher over a scenario's runs", scenarios, "similar at suites/restaurant.yaml:240:13 over 30 runs", exitOK,
+			runs("suites/restaurant.yaml:232"), nil, nil},
+		{"a similar check passing near its threshold", scenarios, "near threshold: similar 0.79 ≥ 0.75", exitOK, runs("suites/clinic.yaml"),
+			map[string]string{"suites/clinic.yaml": padded(append(append([]string{"agent: clinic", "scenarios:"}, strings.Split(strings.Repeat("#", 21), "")...),
+				"  - name: puts urgent callers through to the nurse", "    turns:", "      - say: I have chest pain", "        expect:", "#", "#", "#", "#",
+				`          response: {similar: {to: "That sounds urgent. I'm putting you through to a nurse.", min: 0.75}}`)...)}, nil},
+		{"an examples column nothing reads", scenarios, "warning: examples column dya is read by no ${dya}", exitUsage, lint("suite.yaml"),
+			map[string]string{"suite.yaml": padded(
+				"agent: restaurant", "scenarios:", "  - name: books a table", "    examples:",
+				"      - {day: friday}", "      - {dya: saturday}", "    turns:", `      - say: "a table on ${day}"`)}, nil},
+		{"an Examples column no step uses", features, `column "symptoms" of the Examples of "triage" is used by no step`, exitUsage, lint("features/triage.feature"),
+			map[string]string{"features/triage.feature": padded(
+				"@agent:clinic", "Feature: Triage", "", "  Scenario Outline: triage",
+				`    When the user says "<symptom>"`, `    Then the agent's reply contains "nurse"`, "",
+				"    Examples:", "      | symptoms          |", "      | I have chest pain |")}, nil},
 		{"an undefined step", features, `undefined step "Then the agents reply contain`, exitUsage, lint("features/booking.feature"),
 			map[string]string{"features/booking.feature": featureLintSample}, nil},
 		{"an outline column no Examples has", features, "<dya> is not a column", exitUsage, lint("features/booking.feature"),

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -154,5 +155,63 @@ func TestDocCommandsUseRealFlags(t *testing.T) {
 		if !seen[cmd] {
 			t.Errorf("no shell block of the guides runs agenttest %s", cmd)
 		}
+	}
+}
+
+// TestDocTargetVariablesInHelp: the variables docs/configuration.md
+// ("Environment variables") says override a target's fields are the
+// ones agenttest help run names: a newcomer who reads the help alone
+// must not miss one (AGENTTEST_MESSAGING_QUIET was left out of it when
+// messaging_quiet came), and the guide must not name one run ignores.
+func TestDocTargetVariablesInHelp(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join(repoRoot, "docs", "configuration.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, para, ok := strings.Cut(string(b), "\nTarget fields: ")
+	para, _, ok2 := strings.Cut(para, "Each one overrides")
+	if !ok || !ok2 {
+		t.Fatal(`docs/configuration.md has no "Target fields: ... Each one overrides" paragraph`)
+	}
+	variable := regexp.MustCompile(`AGENTTEST_[A-Z_]+`)
+	doc := variable.FindAllString(para, -1)
+	help := words(newCLI(t, repoRoot, nil, "help", "run").expect(t, exitOK))
+	_, help, ok = strings.Cut(help, "The target is --target NAME")
+	help, _, ok2 = strings.Cut(help, "With no target configured")
+	if !ok || !ok2 {
+		t.Fatalf(`agenttest help run has no "The target is --target NAME ... With no target configured" paragraph:
+%s`, help)
+	}
+	named := variable.FindAllString(help, -1)
+	slices.Sort(doc)
+	slices.Sort(named)
+	if !slices.Equal(doc, named) {
+		t.Errorf("docs/configuration.md names the target variables %v, agenttest help run %v", doc, named)
+	}
+}
+
+// TestDocStatisticalVerdictInCucumber: the verdict docs/reading-reports.md
+// says a statistical scenario's failed step starts with, for
+// examples-failing/clinic.yaml, is the one the Cucumber Messages of a
+// run of it hold, as the console's FAIL line gives it.
+func TestDocStatisticalVerdictInCucumber(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join(repoRoot, "docs", "reading-reports.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown := regexp.MustCompile("\\(`(passed [^`]*)` for `examples-failing/clinic.yaml`\\)").FindSubmatch([]byte(words(string(b))))
+	if shown == nil {
+		t.Fatal("docs/reading-reports.md gives no verdict for examples-failing/clinic.yaml")
+	}
+	messages := filepath.Join(t.TempDir(), "c.ndjson")
+	newCLI(t, repoRoot, examplesEnv(), "run", "examples-failing/clinic.yaml", "--cucumber", messages).expect(t, exitFailed)
+	ndjson, err := os.ReadFile(messages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(ndjson), `"message":"`+string(shown[1])+`\n`) {
+		t.Errorf("docs/reading-reports.md says the failed step starts with %q; the Cucumber Messages of the run hold none such:\n%s", shown[1], ndjson)
 	}
 }

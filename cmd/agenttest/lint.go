@@ -146,8 +146,10 @@ func cmdLint(_ context.Context, st *State, args []string) error {
 		fmt.Fprintf(st.Stdout, "%d %s, %d %s: no problems\n", len(suites), plural(len(suites), "suite file", "suite files"), n, plural(n, "scenario", "scenarios"))
 	}
 	if n == 0 && !o.allowEmpty {
-		// What run would say: a gate never goes green on nothing.
-		return &exitError{code: exitEmpty, msg: fmt.Sprintf("nothing to test: no scenario under %s", strings.Join(suitePaths(suiteArgs), ", "))}
+		// What run would say, in its words: a gate never goes green on
+		// nothing, and a file the loader passed over as no suite (no
+		// scenarios: key) is the newcomer's usual cause.
+		return &exitError{code: exitEmpty, msg: "nothing to test: " + (&selection{}).emptyReason(suites, suitePaths(suiteArgs), true)}
 	}
 	return nil
 }

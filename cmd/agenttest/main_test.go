@@ -805,7 +805,14 @@ func TestExitCodes(t *testing.T) {
 			dir:    "testdata/nosuites",
 			args:   []string{"lint"},
 			code:   exitEmpty,
-			stderr: []string{"agenttest: nothing to test: no scenario under ."},
+			stderr: []string{"agenttest: nothing to test: no suite file under . (a suite is a .feature file, or a YAML file with a scenarios: key)\n"},
+		},
+		{
+			name:   "lint of a suite of no scenarios",
+			files:  map[string]string{"empty.yaml": "agent: restaurant\nscenarios: []\n"},
+			args:   []string{"lint", "empty.yaml"},
+			code:   exitEmpty,
+			stderr: []string{"agenttest: nothing to test: no scenario under empty.yaml (1 suite file, none with a scenario)\n"},
 		},
 		{
 			name:   "lint of nothing, allowed",

@@ -51,14 +51,15 @@ matched any more.
 
 The target is --target NAME from agenttest.yaml (or its default_target),
 overridden field by field by AGENTTEST_BUILD_URL, AGENTTEST_RUNTIME_URL,
-AGENTTEST_MESSAGING_URL, AGENTTEST_MESSAGING_HOST, AGENTTEST_ACCOUNT_ID,
-AGENTTEST_AGENT_ID, AGENTTEST_BUILD_KEY, AGENTTEST_RUNTIME_KEY,
-AGENTTEST_CALL_TOKEN, AGENTTEST_CONNECTOR_TOKEN, AGENTTEST_SMS_CONNECTOR_ID
-and AGENTTEST_ENV. With no target configured, or with --sim, the run uses
-the embedded platform simulator and its example agents, and says so on its
-first line. --sim-agents PATH serves your own agent definitions instead,
-a directory of them or one file (docs/agent-definition.md): they are
-checked before anything runs, and a broken one exits 2.
+AGENTTEST_MESSAGING_URL, AGENTTEST_MESSAGING_HOST, AGENTTEST_MESSAGING_QUIET,
+AGENTTEST_ACCOUNT_ID, AGENTTEST_AGENT_ID, AGENTTEST_BUILD_KEY,
+AGENTTEST_RUNTIME_KEY, AGENTTEST_CALL_TOKEN, AGENTTEST_CONNECTOR_TOKEN,
+AGENTTEST_SMS_CONNECTOR_ID, AGENTTEST_BRAND and AGENTTEST_ENV. With no
+target configured, or with --sim, the run uses the embedded platform
+simulator and its example agents, and says so on its first line.
+--sim-agents PATH serves your own agent definitions instead, a directory
+of them or one file (docs/agent-definition.md): they are checked before
+anything runs, and a broken one exits 2.
 
 Precedence: flag > environment > agenttest.yaml > built-in default.
 
