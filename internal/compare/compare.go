@@ -184,6 +184,10 @@ type Side struct {
 	// Filter is the side's run's (result.Result.Filter): a stored report
 	// of a run narrowed by --tags, --name or FILE:LINE.
 	Filter *result.Filter `json:"filter,omitempty"`
+	// Paths are the suite paths the side's run was given
+	// (result.Result.Paths); absent for a report written before runs
+	// recorded them.
+	Paths []string `json:"paths,omitempty"`
 	// Deployments are the side's deployment evidence (the run report's
 	// form); `agenttest gate` reads the candidate's.
 	Deployments []*result.Deployment `json:"deployments"`
