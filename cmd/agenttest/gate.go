@@ -323,7 +323,7 @@ func gateSuite(st *State, cfg *config.File, sel *selection, paths []string, tgt 
 		}
 	}
 	out := &gate.Suite{Paths: paths, Same: func(file string) string { return absArg(st, file) }}
-	for _, file := range runner.Plan(plan, runner.Options{DefaultAgent: tgt.AgentID, DefaultEnv: tgt.Env}) {
+	for _, file := range runner.Plan(plan, runner.Options{DefaultAgent: tgt.AgentID}) {
 		for _, c := range file.Cases {
 			out.Scenarios = append(out.Scenarios, gate.Scenario{Pos: c.Pos, Name: c.Name, Agent: c.Agent, Skipped: skip[c.Pos]})
 		}

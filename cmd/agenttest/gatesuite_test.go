@@ -93,6 +93,8 @@ func TestGateSuite(t *testing.T) {
 	run("one.json", "suites/restaurant.yaml")
 	run("smoke.json", "suites", "--tags", "@smoke")
 	run("nopath.json")
+	// An empty selection records its paths too.
+	newCLI(t, dir, simEnv(s), "run", "suites/clinic.yaml", "--tags", "@none", "--allow-empty", "--json", at("empty.json")).expect(t, exitOK)
 	for _, k := range []string{"1", "2"} {
 		newCLI(t, dir, simEnv(s), "run", "./suites/", "--shard", k+"/2", "--json", at(k+".json")).expect(t, exitOK)
 	}
@@ -109,6 +111,21 @@ func TestGateSuite(t *testing.T) {
 	moved := writeSuites(t, gateSuiteFiles, map[string]string{"suites/restaurant.yaml": "# The restaurant's scenarios.\n\n" + restaurant})
 	// The file renamed: its scenarios are another file's now.
 	renamed := writeSuites(t, gateSuiteFiles, map[string]string{"suites/restaurant.yaml": "", "suites/dining.yaml": restaurant})
+	// A scenario that names no agent talks to the target's.
+	anon := writeSuites(t, gateSuiteFiles, map[string]string{"suites/anon.yaml": `suite: anon
+scenarios:
+  - name: waves
+    turns: [{say: "bye", expect: {ended: true}}]
+`})
+	// A report written before runs recorded their paths.
+	old, err := os.ReadFile(at("all.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(at("old.json"), old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	editReport(t, at("old.json"), func(doc map[string]any) { delete(doc, "paths") })
 	broken := writeSuites(t, gateSuiteFiles, map[string]string{"suites/clinic.yaml": "suite: clinic\nscenarios:\n  - name: greets\n    greting: {}\n"})
 
 	type testCase struct {
@@ -118,12 +135,22 @@ func TestGateSuite(t *testing.T) {
 		args []string
 		code int
 		want []string
+		// reject are what the output must not hold.
+		reject []string
 	}
 	for _, tc := range []testCase{
 		{name: "the whole suite", args: []string{"--suite", "suites", at("all.json")}, code: exitOK, want: []string{
 			"  paths the run was given: suites\n  --suite suites: the report ran 3 of its 3 scenarios\n", "gate: passed"}},
 		{name: "the whole suite, spelt otherwise", args: []string{"--suite", "./suites/clinic.yaml,suites/restaurant.yaml", at("all.json")}, code: exitOK, want: []string{
 			"  --suite suites/clinic.yaml suites/restaurant.yaml: the report ran 3 of its 3 scenarios\n", "gate: passed"}},
+		{name: "the suite by its absolute path", args: []string{"--suite", at("suites"), at("all.json")}, code: exitOK, want: []string{
+			"the report ran 3 of its 3 scenarios\n", "gate: passed"}},
+		{name: "a report that records no paths", args: []string{"--suite", "suites", at("old.json")}, code: exitOK, want: []string{
+			"  --suite suites: the report ran 3 of its 3 scenarios\n", "gate: passed"}, reject: []string{"paths the run was given", "\n  \n"}},
+		{name: "no agent named: the target's", dir: anon, env: map[string]string{"AGENTTEST_AGENT_ID": "restaurant"}, args: []string{"--suite", "suites", "--agent", "clinic", at("all.json")}, code: exitOK, want: []string{
+			"  --suite suites: the report ran 1 of its 1 scenario of clinic\n", "gate: passed"}},
+		{name: "no agent named: the target's, promoted", dir: anon, env: map[string]string{"AGENTTEST_AGENT_ID": "restaurant"}, args: []string{"--suite", "suites", "--agent", "restaurant", at("all.json")}, code: exitFailed, want: []string{
+			"gate: the report did not run 1 of the 3 scenarios of restaurant that --suite suites selects: suites/anon.yaml:3:5 waves;"}},
 		{name: "no path given to run", args: []string{"--suite", "suites", at("nopath.json")}, code: exitOK, want: []string{
 			"  paths the run was given: .\n", "gate: passed"}},
 		{name: "one file of the suite", args: []string{"--suite", "suites", at("one.json")}, code: exitFailed, want: []string{
@@ -166,9 +193,14 @@ func TestGateSuite(t *testing.T) {
 			if tc.code != exitOK && strings.Contains(out, "gate: passed") {
 				t.Errorf("passed:\n%s", out)
 			}
+			for _, r := range tc.reject {
+				if strings.Contains(out, r) {
+					t.Errorf("output holds %q:\n%s", r, out)
+				}
+			}
 		})
 	}
-	for report, want := range map[string][]string{"all.json": {"suites"}, "one.json": {"suites/restaurant.yaml"}, "nopath.json": {"."}, "merged.json": {"suites"}} {
+	for report, want := range map[string][]string{"all.json": {"suites"}, "one.json": {"suites/restaurant.yaml"}, "nopath.json": {"."}, "merged.json": {"suites"}, "empty.json": {"suites/clinic.yaml"}} {
 		if got := decodeFile[struct{ Paths []string }](t, at(report)).Paths; !slices.Equal(got, want) {
 			t.Errorf("%s records paths %q, want %q", report, got, want)
 		}

@@ -811,15 +811,15 @@ func TestCheckSuite(t *testing.T) {
 				return out
 			}()...), "  and 2 more"),
 			want: "the report did not run 12 of the 12 scenarios that --suite s selects: s/m.yaml:1:5 case a; s/m.yaml:2:5 case b; s/m.yaml:3:5 case c; s/m.yaml:4:5 case d; s/m.yaml:5:5 case e; s/m.yaml:6:5 case f; s/m.yaml:7:5 case g; s/m.yaml:8:5 case h; s/m.yaml:9:5 case i; s/m.yaml:10:5 case j; and 2 more" + why},
-		{name: "exactly ten", scenarios: many(10), held: []Ref{held("s/m.yaml", "case a", result.Passed)},
-			lines: append([]string{"--suite s: the report ran 1 of its 10 scenarios", "not run by the report:"}, func() []string {
+		{name: "exactly ten", scenarios: many(11), held: []Ref{held("s/m.yaml", "case a", result.Passed)},
+			lines: append([]string{"--suite s: the report ran 1 of its 11 scenarios", "not run by the report:"}, func() []string {
 				var out []string
-				for _, s := range many(10)[1:] {
+				for _, s := range many(11)[1:] {
 					out = append(out, "  "+s.Pos.String()+" "+s.Name)
 				}
 				return out
 			}()...),
-			want: "the report did not run 9 of the 10 scenarios that --suite s selects: s/m.yaml:2:5 case b; s/m.yaml:3:5 case c; s/m.yaml:4:5 case d; s/m.yaml:5:5 case e; s/m.yaml:6:5 case f; s/m.yaml:7:5 case g; s/m.yaml:8:5 case h; s/m.yaml:9:5 case i; s/m.yaml:10:5 case j" + why},
+			want: "the report did not run 10 of the 11 scenarios that --suite s selects: s/m.yaml:2:5 case b; s/m.yaml:3:5 case c; s/m.yaml:4:5 case d; s/m.yaml:5:5 case e; s/m.yaml:6:5 case f; s/m.yaml:7:5 case g; s/m.yaml:8:5 case h; s/m.yaml:9:5 case i; s/m.yaml:10:5 case j; s/m.yaml:11:5 case k" + why},
 		{name: "nothing of the agents promoted", held: []Ref{held("s/a.yaml", "greets", result.Passed)},
 			scenarios: []Scenario{sc("s/c.yaml", 4, "opens", "clinic")}, agents: []string{"restaurant"},
 			lines: []string{"--suite s: no scenario of restaurant that a run would run"},
@@ -843,5 +843,29 @@ func TestGiven(t *testing.T) {
 		if got := tc.ev.Given(); got != tc.want {
 			t.Errorf("Given() = %q, want %q", got, tc.want)
 		}
+	}
+}
+
+// TestHeld: the cases the gate holds to --suite, by file and name: of a
+// run, every case (a case that names no file is its file's); of a
+// comparison, the candidate's. Both bring the paths their run was given.
+func TestHeld(t *testing.T) {
+	r := &result.Result{Paths: []string{"s"}, Files: []*result.File{{Path: "s/a.yaml", Cases: []*result.Case{
+		{Name: "greets", Pos: diag.Pos{File: "s/a.yaml", Line: 4, Col: 5}, Status: result.Passed},
+		nil,
+		{Name: "books", Status: result.Skipped},
+	}}}}
+	ev := FromRun("r.json", r, r.RunStatus())
+	if want := []Ref{{"s/a.yaml", "greets", result.Passed}, {"s/a.yaml", "books", result.Skipped}}; !slices.Equal(ev.Held, want) || !slices.Equal(ev.Paths, []string{"s"}) {
+		t.Errorf("run: held %v paths %q, want %v", ev.Held, ev.Paths, want)
+	}
+	c := &compare.Comparison{Status: result.RunPassed, Candidate: compare.Side{Paths: []string{"s/a.yaml"}}, Pairs: []*compare.Pair{
+		{File: "s/a.yaml", Name: "greets", Class: compare.Unchanged, Baseline: &compare.Outcome{Status: result.Passed}, Candidate: &compare.Outcome{Status: result.Passed}},
+		{File: "s/a.yaml", Name: "books", Class: compare.OnlyBaseline, Baseline: &compare.Outcome{Status: result.Passed}},
+		nil,
+	}}
+	ev = FromComparison("c.json", c)
+	if want := []Ref{{"s/a.yaml", "greets", result.Passed}}; !slices.Equal(ev.Held, want) || !slices.Equal(ev.Paths, []string{"s/a.yaml"}) {
+		t.Errorf("comparison: held %v paths %q, want %v", ev.Held, ev.Paths, want)
 	}
 }
