@@ -1189,3 +1189,62 @@ func TestSectionLong(t *testing.T) {
 		t.Errorf("a short value: %+v, want it whole and not cut", short)
 	}
 }
+
+// TestHTMLCompareUnchecked: the comparison's section says which pairs
+// check nothing, and on which side: beside a pair it lists, and in a
+// list of them all, unchanged ones included, which it lists nowhere
+// else. Before, only the JSON (and the gate) said so: a reviewer read an
+// unchanged scenario that tested nothing as one that held.
+func TestHTMLCompareUnchecked(t *testing.T) {
+	t.Parallel()
+	run := func(said string, unchecked ...bool) *result.Result {
+		var cases []*result.Case
+		for i, name := range []string{"says goodbye", "books", "greets"} {
+			turn := &result.Turn{Index: 0, Say: "hi", Pos: diag.Pos{File: "s.yaml", Line: 10*i + 3, Col: 5}, Started: t0, Latency: time.Millisecond,
+				Result: &reply.TurnResult{Response: said + name}}
+			cases = append(cases, &result.Case{Name: name, Pos: diag.Pos{File: "s.yaml", Line: 10*i + 2, Col: 3}, Status: result.Passed, Duration: time.Second,
+				Unchecked: unchecked[i], Attempts: []*result.Attempt{{Number: 1, Status: result.Passed, Started: t0, Duration: time.Second, Turns: []*result.Turn{turn}}}})
+		}
+		return &result.Result{Started: t0, Duration: time.Second, Target: result.Target{Name: "sim"},
+			Files: []*result.File{{Path: "s.yaml", Suite: "booking", Cases: cases}}}
+	}
+	// says goodbye: unchanged, nothing checked on both sides; books:
+	// changed, nothing checked on the candidate; greets: checks.
+	base, r := run("same ", true, false, false), run("same ", true, true, false)
+	r.Files[0].Cases[1].Attempts[0].Turns[0].Result.Response = "other books"
+	cmp := compare.Build(
+		compare.Input{Spec: "live", Kind: compare.KindEnvironment, Result: base, Status: result.RunPassed},
+		compare.Input{Spec: "sandbox", Kind: compare.KindEnvironment, Result: r, Status: r.RunStatus()},
+		compare.DefaultOptions())
+	var b bytes.Buffer
+	if err := WriteHTML(&b, r, HTMLOptions{Compare: cmp}); err != nil {
+		t.Fatal(err)
+	}
+	skeleton, _ := splitPage(t, b.String())
+	for _, want := range []string{
+		`<p class="unchecked"><b>Checked nothing</b> <span class="meta">(passes whenever the agent answers, so its class says nothing of the agent)</span>: <span class="mono">s.yaml:2</span> says goodbye (on both sides); <span class="mono">s.yaml:12</span> books (on the candidate)</p>`,
+		`<b>books</b> <span class="mono meta">s.yaml:12</span> <span class="meta">(checks nothing on the candidate)</span></summary>`,
+	} {
+		if !strings.Contains(skeleton, want) {
+			t.Errorf("the page lacks %s:\n%s", want, skeleton)
+		}
+	}
+	if strings.Count(skeleton, "checks nothing on") != 1 || strings.Contains(skeleton, "greets (on") {
+		t.Errorf("the page marks a pair that checks:\n%s", skeleton)
+	}
+
+	// At most comparePairLimit named, and how many more.
+	many := make([]*compare.Pair, comparePairLimit+2)
+	for i := range many {
+		many[i] = &compare.Pair{Name: fmt.Sprint(i), Class: compare.Unchanged, Candidate: &compare.Outcome{Unchecked: true}}
+	}
+	if got := compareUnchecked(many); len(got.Pairs) != comparePairLimit || got.More != 2 || got.Pairs[comparePairLimit-1] != many[comparePairLimit-1] {
+		t.Errorf("%d listed and %d more, want %d and 2", len(got.Pairs), got.More, comparePairLimit)
+	}
+	if got := compareUnchecked(many[:comparePairLimit]); len(got.Pairs) != comparePairLimit || got.More != 0 {
+		t.Errorf("%d listed and %d more, want %d and 0", len(got.Pairs), got.More, comparePairLimit)
+	}
+	if got := compareUnchecked(many[:0]); got != nil {
+		t.Errorf("none unchecked: %+v", got)
+	}
+}
