@@ -22,12 +22,18 @@ agent: restaurant
 scenarios:
   - name: says goodbye
     tags: [smoke]
-    turns: [{say: "thanks, bye", expect: {ended: true}}]
+    turns:
+      - say: thanks, bye
+        expect: {ended: true}
   - name: says goodbye again
-    turns: [{say: "bye", expect: {ended: true}}]
+    turns:
+      - say: bye
+        expect: {ended: true}
   - name: shows the menu
     skip: the menu is not written yet
-    turns: [{say: "menu", expect: {ended: true}}]
+    turns:
+      - say: menu
+        expect: {ended: true}
 `,
 	"suites/clinic.yaml": `suite: clinic
 agent: clinic
@@ -37,38 +43,17 @@ scenarios:
 `,
 }
 
-// writeSuites writes files (path: text) under a new directory, with the
-// edits given (path: text replacing the file's; "" removes it).
-func writeSuites(t *testing.T, files map[string]string, edits map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, text := range files {
-		if e, ok := edits[name]; ok {
-			text = e
-		}
-		if text == "" {
-			continue
-		}
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+// edited is files (path: text) with the edits given (path: text
+// replacing or adding a file; "" removes it).
+func edited(files, edits map[string]string) map[string]string {
+	out := maps.Clone(files)
 	for name, text := range edits {
-		if _, ok := files[name]; !ok {
-			p := filepath.Join(dir, name)
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-				t.Fatal(err)
-			}
+		out[name] = text
+		if text == "" {
+			delete(out, name)
 		}
 	}
-	return dir
+	return out
 }
 
 // TestGateSuite: the gate did not weigh the paths a run was given. A run
@@ -83,7 +68,7 @@ func writeSuites(t *testing.T, files map[string]string, edits map[string]string)
 func TestGateSuite(t *testing.T) {
 	t.Parallel()
 	s := simtest.Start(t, sim.Options{Seed: 2})
-	dir := writeSuites(t, gateSuiteFiles, nil)
+	dir := writeTree(t, gateSuiteFiles)
 	at := func(name string) string { return filepath.Join(dir, name) }
 	run := func(report string, args ...string) {
 		t.Helper()
@@ -103,20 +88,20 @@ func TestGateSuite(t *testing.T) {
 	restaurant := gateSuiteFiles["suites/restaurant.yaml"]
 	// The suite has gained a scenario since the run, and the one
 	// skipped then is no longer skipped: a report of the checkout before.
-	gained := writeSuites(t, gateSuiteFiles, map[string]string{"suites/restaurant.yaml": strings.Replace(restaurant,
+	gained := writeTree(t, edited(gateSuiteFiles, map[string]string{"suites/restaurant.yaml": strings.Replace(restaurant,
 		"    skip: the menu is not written yet\n", "", 1) + `  - name: says the kitchen is nut-free
     turns: [{say: "is the kitchen nut-free?", expect: {response: {contains: nut}}}]
-`})
+`}))
 	// Lines moved, names kept: the same scenarios.
-	moved := writeSuites(t, gateSuiteFiles, map[string]string{"suites/restaurant.yaml": "# The restaurant's scenarios.\n\n" + restaurant})
+	moved := writeTree(t, edited(gateSuiteFiles, map[string]string{"suites/restaurant.yaml": "# The restaurant's scenarios.\n\n" + restaurant}))
 	// The file renamed: its scenarios are another file's now.
-	renamed := writeSuites(t, gateSuiteFiles, map[string]string{"suites/restaurant.yaml": "", "suites/dining.yaml": restaurant})
+	renamed := writeTree(t, edited(gateSuiteFiles, map[string]string{"suites/restaurant.yaml": "", "suites/dining.yaml": restaurant}))
 	// A scenario that names no agent talks to the target's.
-	anon := writeSuites(t, gateSuiteFiles, map[string]string{"suites/anon.yaml": `suite: anon
+	anon := writeTree(t, edited(gateSuiteFiles, map[string]string{"suites/anon.yaml": `suite: anon
 scenarios:
   - name: waves
     turns: [{say: "bye", expect: {ended: true}}]
-`})
+`}))
 	// A report written before runs recorded their paths.
 	old, err := os.ReadFile(at("all.json"))
 	if err != nil {
@@ -126,17 +111,19 @@ scenarios:
 		t.Fatal(err)
 	}
 	editReport(t, at("old.json"), func(doc map[string]any) { delete(doc, "paths") })
-	broken := writeSuites(t, gateSuiteFiles, map[string]string{"suites/clinic.yaml": "suite: clinic\nscenarios:\n  - name: greets\n    greting: {}\n"})
+	broken := writeTree(t, edited(gateSuiteFiles, map[string]string{"suites/clinic.yaml": "suite: clinic\nscenarios:\n  - name: greets\n    greting: {}\n"}))
 
 	type testCase struct {
 		name string
-		dir  string
-		env  map[string]string
 		args []string
-		code int
-		want []string
-		// reject are what the output must not hold.
-		reject []string
+		// dir is the checkout the gate runs in (default: the one the
+		// reports were run in); env adds to the simulator's variables.
+		dir string
+		env map[string]string
+		// code is the gate's exit code; the output holds each of want,
+		// and none of reject.
+		code         int
+		want, reject []string
 	}
 	for _, tc := range []testCase{
 		{name: "the whole suite", args: []string{"--suite", "suites", at("all.json")}, code: exitOK, want: []string{
@@ -174,12 +161,12 @@ scenarios:
 		{name: "one shard", args: []string{"--suite", "suites", at("1.json")}, code: exitFailed, want: []string{
 			"gate: the report did not run 1 of the 3 scenarios that --suite suites selects: suites/restaurant.yaml:4:5 says goodbye;"}},
 		{name: "a suite that gained scenarios", dir: gained, args: []string{"--suite", "suites", at("all.json")}, code: exitFailed, want: []string{
-			"  --suite suites: the report ran 3 of its 5 scenarios\n  not run by the report:\n    suites/restaurant.yaml:9:5 shows the menu (skipped in the report)\n    suites/restaurant.yaml:11:5 says the kitchen is nut-free\n",
-			"gate: the report did not run 2 of the 5 scenarios that --suite suites selects: suites/restaurant.yaml:9:5 shows the menu (skipped in the report); suites/restaurant.yaml:11:5 says the kitchen is nut-free;"}},
+			"  --suite suites: the report ran 3 of its 5 scenarios\n  not run by the report:\n    suites/restaurant.yaml:13:5 shows the menu (skipped in the report)\n    suites/restaurant.yaml:17:5 says the kitchen is nut-free\n",
+			"gate: the report did not run 2 of the 5 scenarios that --suite suites selects: suites/restaurant.yaml:13:5 shows the menu (skipped in the report); suites/restaurant.yaml:17:5 says the kitchen is nut-free;"}},
 		{name: "lines moved", dir: moved, args: []string{"--suite", "suites", at("all.json")}, code: exitOK, want: []string{
 			"  --suite suites: the report ran 3 of its 3 scenarios\n", "gate: passed"}},
 		{name: "a file renamed", dir: renamed, args: []string{"--suite", "suites", at("all.json")}, code: exitFailed, want: []string{
-			"  --suite suites: the report ran 1 of its 3 scenarios\n  not run by the report:\n    suites/dining.yaml:4:5 says goodbye\n    suites/dining.yaml:7:5 says goodbye again\n  3 cases of the report of no scenario --suite suites selects",
+			"  --suite suites: the report ran 1 of its 3 scenarios\n  not run by the report:\n    suites/dining.yaml:4:5 says goodbye\n    suites/dining.yaml:9:5 says goodbye again\n  3 cases of the report of no scenario --suite suites selects",
 			"gate: the report did not run 2 of the 3 scenarios that --suite suites selects:"}},
 		{name: "a suite that does not load", dir: broken, args: []string{"--suite", "suites", at("all.json")}, code: exitUsage, want: []string{
 			"suites/clinic.yaml:4:5: "}},
@@ -212,25 +199,15 @@ scenarios:
 // JSON records the paths each side's run was given.
 func TestGateSuiteComparison(t *testing.T) {
 	t.Parallel()
-	dir := writeSuites(t, map[string]string{"suites/a.yaml": `suite: goodbyes
-agent: restaurant
-scenarios:
-  - name: says goodbye
-    turns: [{say: "thanks, bye", expect: {ended: true}}]
-`, "suites/b.yaml": `suite: more goodbyes
-agent: restaurant
-scenarios:
-  - name: says goodbye again
-    turns: [{say: "bye", expect: {ended: true}}]
-`}, nil)
+	dir := writeTree(t, gateSuiteFiles)
 	at := func(name string) string { return filepath.Join(dir, name) }
-	compareCLI(t, dir, nil, "compare", "--baseline", "live", "--candidate", "pre-release", "suites/a.yaml", "--allow-live", "--json", at("c.json")).expect(t, exitOK)
-	newCLI(t, dir, preRelease, "gate", "--suite", "suites/a.yaml", at("c.json")).expect(t, exitOK,
-		"  paths the candidate's run was given: suites/a.yaml\n  --suite suites/a.yaml: the report ran 1 of its 1 scenario\n", "gate: passed")
+	compareCLI(t, dir, nil, "compare", "--baseline", "live", "--candidate", "pre-release", "suites/restaurant.yaml", "--allow-live", "--json", at("c.json")).expect(t, exitOK)
+	newCLI(t, dir, preRelease, "gate", "--suite", "suites/restaurant.yaml", at("c.json")).expect(t, exitOK,
+		"  paths the candidate's run was given: suites/restaurant.yaml\n  --suite suites/restaurant.yaml: the report ran 2 of its 2 scenarios\n", "gate: passed")
 	newCLI(t, dir, preRelease, "gate", "--suite", "suites", at("c.json")).expect(t, exitFailed,
-		"gate: the comparison's candidate did not run 1 of the 2 scenarios that --suite suites selects: suites/b.yaml:4:5 says goodbye again;")
+		"gate: the comparison's candidate did not run 1 of the 3 scenarios that --suite suites selects: suites/clinic.yaml:4:5 greets;")
 	type side struct{ Paths []string }
-	if doc := decodeFile[struct{ Baseline, Candidate side }](t, at("c.json")); !slices.Equal(doc.Candidate.Paths, []string{"suites/a.yaml"}) || !slices.Equal(doc.Baseline.Paths, []string{"suites/a.yaml"}) {
+	if doc := decodeFile[struct{ Baseline, Candidate side }](t, at("c.json")); !slices.Equal(doc.Candidate.Paths, []string{"suites/restaurant.yaml"}) || !slices.Equal(doc.Baseline.Paths, []string{"suites/restaurant.yaml"}) {
 		t.Errorf("the sides' paths: %q %q", doc.Baseline.Paths, doc.Candidate.Paths)
 	}
 }

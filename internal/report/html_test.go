@@ -32,6 +32,21 @@ const dataOpen = `<script type="application/json" id="agenttest-data">`
 
 // splitPage returns the page with its style, script and data replaced by
 // markers, and the data block's JSON.
+// compareHTML writes the HTML report of r, the candidate of a comparison
+// with base (live), with the other options given.
+func compareHTML(t *testing.T, base, r *result.Result, opt HTMLOptions) *bytes.Buffer {
+	t.Helper()
+	opt.Compare = compare.Build(
+		compare.Input{Spec: "live", Kind: compare.KindEnvironment, Result: base, Status: result.RunPassed},
+		compare.Input{Spec: "sandbox", Kind: compare.KindEnvironment, Result: r, Status: r.RunStatus()},
+		compare.DefaultOptions())
+	var b bytes.Buffer
+	if err := WriteHTML(&b, r, opt); err != nil {
+		t.Fatal(err)
+	}
+	return &b
+}
+
 func splitPage(t *testing.T, page string) (skeleton, data string) {
 	t.Helper()
 	i := strings.Index(page, dataOpen)
@@ -241,14 +256,7 @@ func TestHTMLControlText(t *testing.T) {
 	r.Deployments = []*result.Deployment{{Agent: "restaurant", Env: "sandbox", ID: "dep-1", After: evil}}
 	bc := base.Files[0].Cases[0]
 	bc.Status, bc.Attempts[0].Status, bc.Attempts[0].Failures = result.Passed, result.Passed, nil
-	cmp := compare.Build(
-		compare.Input{Spec: "live", Kind: compare.KindEnvironment, Result: base, Status: result.RunPassed},
-		compare.Input{Spec: "sandbox", Kind: compare.KindEnvironment, Result: r, Status: r.RunStatus()},
-		compare.DefaultOptions())
-	var b bytes.Buffer
-	if err := WriteHTML(&b, r, HTMLOptions{Coverage: coverage.Compute(r, coverage.Universe{}), Compare: cmp}); err != nil {
-		t.Fatal(err)
-	}
+	b := compareHTML(t, base, r, HTMLOptions{Coverage: coverage.Compute(r, coverage.Universe{})})
 	raw := func(s string) bool {
 		return strings.ContainsFunc(s, func(c rune) bool { return c != '\n' && c != '\t' && escape.Needed(string(c), "") })
 	}
@@ -326,14 +334,7 @@ func TestHTMLDiffShowsInvisibleChanges(t *testing.T) {
 	// The reply is one line against the baseline's (a word diff); the
 	// failure's text, two against the expected text (a line diff).
 	base, r := run("Table\u00a0for 4", ""), run("Table\u00a0for\u00a04", "Hello\u00a0there\nTable for\u00a04\u200b people")
-	cmp := compare.Build(
-		compare.Input{Spec: "live", Kind: compare.KindEnvironment, Result: base, Status: result.RunPassed},
-		compare.Input{Spec: "sandbox", Kind: compare.KindEnvironment, Result: r, Status: r.RunStatus()},
-		compare.DefaultOptions())
-	var b bytes.Buffer
-	if err := WriteHTML(&b, r, HTMLOptions{Compare: cmp}); err != nil {
-		t.Fatal(err)
-	}
+	b := compareHTML(t, base, r, HTMLOptions{})
 	skeleton, data := splitPage(t, b.String())
 	if want := "<pre class=\"diff\">Table\u00a0for<del> </del><ins>\\u00a0</ins>4</pre>"; !strings.Contains(skeleton, want) {
 		t.Errorf("the comparison lacks %q:\n%s", want, skeleton)
@@ -1212,14 +1213,7 @@ func TestHTMLCompareUnchecked(t *testing.T) {
 	// changed, nothing checked on the candidate; greets: checks.
 	base, r := run("same ", true, false, false), run("same ", true, true, false)
 	r.Files[0].Cases[1].Attempts[0].Turns[0].Result.Response = "other books"
-	cmp := compare.Build(
-		compare.Input{Spec: "live", Kind: compare.KindEnvironment, Result: base, Status: result.RunPassed},
-		compare.Input{Spec: "sandbox", Kind: compare.KindEnvironment, Result: r, Status: r.RunStatus()},
-		compare.DefaultOptions())
-	var b bytes.Buffer
-	if err := WriteHTML(&b, r, HTMLOptions{Compare: cmp}); err != nil {
-		t.Fatal(err)
-	}
+	b := compareHTML(t, base, r, HTMLOptions{})
 	skeleton, _ := splitPage(t, b.String())
 	for _, want := range []string{
 		`<p class="unchecked"><b>Checked nothing</b> <span class="meta">(passes whenever the agent answers, so its class says nothing of the agent)</span>: <span class="mono">s.yaml:2</span> says goodbye (on both sides); <span class="mono">s.yaml:12</span> books (on the candidate)</p>`,
