@@ -187,6 +187,21 @@ scenarios:
 			}
 		})
 	}
+	// A scenario run several times with a pass rate is one case, which
+	// its scenario matches.
+	repeated := writeTree(t, map[string]string{"suites/r.yaml": `suite: repeated
+agent: restaurant
+scenarios:
+  - name: says goodbye each time
+    repeat: 3
+    pass_rate: 100%
+    turns:
+      - say: bye
+        expect: {ended: true}
+`})
+	newCLI(t, repeated, simEnv(s), "run", "suites", "--json", filepath.Join(repeated, "r.json")).expect(t, exitOK)
+	newCLI(t, repeated, simEnv(s), "gate", "--suite", "suites", filepath.Join(repeated, "r.json")).expect(t, exitOK,
+		"  --suite suites: the report ran 1 of its 1 scenario\n", "gate: passed")
 	for report, want := range map[string][]string{"all.json": {"suites"}, "one.json": {"suites/restaurant.yaml"}, "nopath.json": {"."}, "merged.json": {"suites"}, "empty.json": {"suites/clinic.yaml"}} {
 		if got := decodeFile[struct{ Paths []string }](t, at(report)).Paths; !slices.Equal(got, want) {
 			t.Errorf("%s records paths %q, want %q", report, got, want)
