@@ -94,10 +94,11 @@ func reportsWritten(args []string, defaults map[string]string) []string {
 }
 
 // reportsRead are the JSON reports gate and merge read: their arguments
-// that are not flags or flag values.
+// that are not flags or flag values (gate's --suite names the checkout's
+// suites, which every job has).
 func reportsRead(args []string) []string {
 	valued := map[string]bool{"--junit": true, "--json": true, "--html": true, "--cucumber": true, "--coverage-from": true,
-		"--config": true, "--max-age": true, "--seed": true, "--target": true, "--agent": true}
+		"--config": true, "--max-age": true, "--seed": true, "--target": true, "--agent": true, "--suite": true}
 	var out []string
 	for i := 1; i < len(args); i++ {
 		a := args[i]

@@ -754,7 +754,7 @@ func (o *compareOptions) runSides(ctx context.Context, st *State, all []*side) e
 			if err != nil {
 				return fmt.Errorf("%s: run: %w", s.label, err)
 			}
-			res.Rerun, res.Filter = o.rerunResult(), o.filterResult()
+			res.Rerun, res.Filter, res.Paths = o.rerunResult(), o.filterResult(), o.loaded
 			s.res, s.state = res, res.RunStatus()
 			sum := report.Summarize(res)
 			fmt.Fprintf(st.Stdout, "%s %s: %d passed, %d failed, %d errored, %d skipped in %s: %s\n", s.label, s.spec,

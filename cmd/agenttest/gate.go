@@ -16,6 +16,7 @@ import (
 	"github.com/agenttest/agenttest/internal/clock"
 	"github.com/agenttest/agenttest/internal/compare"
 	"github.com/agenttest/agenttest/internal/config"
+	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/escape"
 	"github.com/agenttest/agenttest/internal/gate"
 	"github.com/agenttest/agenttest/internal/jsonkind"
@@ -58,6 +59,11 @@ promoted. It passes (exit 0) only when all of these hold:
     --tags, --name or FILE:LINE unless the gate's --tags and --name
     state that filter (for a comparison: neither the comparison nor its
     candidate report);
+  - with --suite, it ran every scenario that a run of those paths
+    selects now (by the gate's --tags and --name, skipped ones aside) of
+    the agents promoted (--agent; without it, every agent): a case
+    is matched to a scenario by its file, from the working directory,
+    and its name (for a comparison: its candidate's cases);
   - for every agent and environment it tested, it recorded the active
     deployment before the first case and after the last, unchanged;
   - the deployment active now in each of those environments is the one
@@ -67,7 +73,8 @@ Otherwise it refuses (exit 1) and says every reason. Its first lines say
 what the report tested (its cases by status; for a comparison, its
 scenarios by class too, and the baseline it compared with), the cases
 that passed only on a retry and those that checked nothing, by name,
-and each deployment it checked. It calls nothing
+each deployment it checked, the paths the run was given, and with
+--suite how many of its scenarios the report ran. It calls nothing
 but GET {build_url}/v1/agents/{agentId}/deployments/active, once per
 agent and environment. The target is chosen as for run: --target NAME
 from agenttest.yaml (or its default_target), overridden field by field by
@@ -82,7 +89,8 @@ Exit codes:
        of a deployment with 404, or for another environment than
        asked, is one: no retry of the gate would read it)
   2    bad usage or configuration, a file that is not an agenttest JSON
-       report, or the platform refused the build key
+       report, a --suite that does not load (as lint says), or the
+       platform refused the build key
   4    the deployments active now could not be read (the platform or the
        network failed): nothing else was wrong; run the gate again
   130  interrupted (SIGINT/SIGTERM) before it decided
@@ -105,6 +113,10 @@ type gateOptions struct {
 	// noFlaky refuses a report in which a case of an agent promoted
 	// passed only on a retry.
 	noFlaky bool
+	// suites are the suite paths the pipeline's run is given: a report
+	// that did not run every scenario a run of them selects now (by
+	// tags and name), of the agents promoted, is refused.
+	suites []string
 }
 
 // defaultMaxAge is the oldest report the gate accepts by default: a
@@ -123,6 +135,7 @@ func gateFlags(st *State, o *gateOptions) *flags {
 	f.listVar(&o.agents, "agent", "AGENTTEST_GATE_AGENT", "the agents the pipeline promotes, `IDS` as the suites name them (repeat the flag or separate with commas): refuse a report that did not test each in the target's environment")
 	f.tagsVar(&o.tags, "tags", "AGENTTEST_TAGS", "the `EXPR` the pipeline's run selects scenarios by, exactly as run was given it: a report narrowed by --tags, --name or FILE:LINE is refused unless these state its filter")
 	f.stringVar(&o.name, "name", "AGENTTEST_NAME", "", "the `TEXT` of run --name the pipeline's run selects scenarios by (see --tags)")
+	f.listVar(&o.suites, "suite", "AGENTTEST_GATE_SUITE", "the suite `PATHS` the pipeline's run is given, as run is given them (repeat the flag or separate with commas): refuse a report that did not run every scenario a run of them selects now (by --tags and --name, skipped ones aside) of the agents promoted")
 	f.boolVar(&o.noFlaky, "no-flaky", "AGENTTEST_GATE_NO_FLAKY", "refuse a report in which a case of an agent promoted passed only on a retry (flaky)")
 	return f
 }
@@ -152,6 +165,12 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 	if o.sim && o.target != "" {
 		problems = append(problems, "--sim and --target exclude each other: --sim uses the embedded simulator")
 	}
+	// With --suite, --tags and --name select its scenarios as run's do,
+	// and are read as run reads them.
+	sel := &selection{cmd: "gate", flags: f, tags: o.tags, name: o.name}
+	if len(o.suites) > 0 {
+		problems = append(problems, sel.validate()...)
+	}
 	if len(problems) > 0 {
 		return f.attribute(usageProblems("gate", problems...))
 	}
@@ -171,6 +190,12 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 	}
 	if diags.HasErrors() {
 		return reported(exitUsage)
+	}
+	var suite *gate.Suite
+	if len(o.suites) > 0 {
+		if suite, err = gateSuite(st, cfg, sel, suitePaths(o.suites), tgt); err != nil {
+			return err
+		}
 	}
 	if tgt.Embedded {
 		sim, err := startSimulator(st, o.seed)
@@ -195,7 +220,7 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 	// The gate compares platforms: a seed names none.
 	gt := runnerTarget(tgt, 0)
 	gt.Env = cmp.Or(gt.Env, runner.DefaultEnv)
-	gopts := gate.Options{Now: now(st), MaxAge: o.maxAge, Target: gt, Agents: o.agents, Tags: o.tags, Name: o.name, NoFlaky: o.noFlaky}
+	gopts := gate.Options{Now: now(st), MaxAge: o.maxAge, Target: gt, Agents: o.agents, Tags: o.tags, Name: o.name, NoFlaky: o.noFlaky, Suite: suite}
 	active, refused := readActive(ctx, client, gate.Needed(ev, gopts), configTurnTimeout(cfg), st.Now, st.AfterFunc)
 	if ctx.Err() != nil {
 		// Interrupted while reading: the reads it cut short are no
@@ -243,6 +268,12 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 	for _, line := range d.Checked {
 		out.WriteString("  " + escape.Controls(red.String(line), "\t") + "\n")
 	}
+	if given := ev.Given(); given != "" {
+		out.WriteString("  " + escape.Controls(red.String(given), "\t") + "\n")
+	}
+	for _, line := range d.Suite {
+		out.WriteString("  " + escape.Controls(red.String(line), "\t") + "\n")
+	}
 	if tgt.Embedded {
 		// A promotion job whose target was left unset gates a report
 		// of the embedded simulator on the simulator: say so before a
@@ -272,6 +303,32 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 		code = exitErrored
 	}
 	return &exitError{code: code, msg: strings.Join(lines, "\n")}
+}
+
+// gateSuite loads the suite the pipeline means (--suite) as run loads it
+// (diagnostics printed, exit 2 on errors) and selects its scenarios by
+// the gate's --tags and --name through run's one selection: what a run of
+// paths would run now, each with the agent a run of the gate's target
+// gives it. Report files and scenarios are matched by where they are
+// from the working directory, as --rerun-failed matches them.
+func gateSuite(st *State, cfg *config.File, sel *selection, paths []string, tgt *config.Target) (*gate.Suite, error) {
+	_, plan, err := sel.plan(st, cfg, paths, true)
+	if err != nil {
+		return nil, err
+	}
+	skip := map[diag.Pos]bool{}
+	for _, su := range plan {
+		for _, sc := range su.Scenarios {
+			skip[sc.Pos] = sc.Skip != ""
+		}
+	}
+	out := &gate.Suite{Paths: paths, Same: func(file string) string { return absArg(st, file) }}
+	for _, file := range runner.Plan(plan, runner.Options{DefaultAgent: tgt.AgentID}) {
+		for _, c := range file.Cases {
+			out.Scenarios = append(out.Scenarios, gate.Scenario{Pos: c.Pos, Name: c.Name, Agent: c.Agent, Skipped: skip[c.Pos]})
+		}
+	}
+	return out, nil
 }
 
 // writeNamed writes the cases the gate names under head, one a line,

@@ -365,7 +365,7 @@ func TestGate(t *testing.T) {
 		// whose "run the gate again" no run of the gate could satisfy.
 		{name: "the platform ignores ?environment= now", args: []string{"--env", "pre-release"},
 			gateEnv: map[string]string{"AGENTTEST_ENV": "pre-release"}, code: exitFailed,
-			want: []string{"restaurant in pre-release: tested dep-", ", active now unknown (the platform answered for another environment)\ngate: refused\n",
+			want: []string{"restaurant in pre-release: tested dep-", ", active now unknown (the platform answered for another environment)\n  paths the run was given: .\ngate: refused\n",
 				"gate: restaurant in pre-release: the platform answers for another environment now: asked for the active pre-release deployment, the platform answered with its sandbox deployment dep-sandbox (it may not support ?environment=): nothing ties the report to the pre-release deployment that would be promoted, and no retry of the gate would"},
 			intercept: func(w http.ResponseWriter, r *http.Request) bool {
 				if isDeploymentRead(r) && r.URL.Query().Get("environment") != "" {

@@ -468,7 +468,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 			fmt.Fprintf(st.Stderr, "agenttest: nothing to test: %s\n", o.emptyReason(suites, o.paths, o.pathsGiven))
 		}
 		human := newHuman(st, o, st.Stdout)
-		res := &result.Result{Started: now(st), Target: runnerTarget(tgt, o.seed), Files: []*result.File{}, Shard: o.shardResult(), Rerun: o.rerunResult(), Filter: o.filterResult()}
+		res := &result.Result{Started: now(st), Target: runnerTarget(tgt, o.seed), Files: []*result.File{}, Shard: o.shardResult(), Rerun: o.rerunResult(), Filter: o.filterResult(), Paths: o.loaded}
 		human.RunStarted(0, res.Target)
 		human.RunFinished(res)
 		return conclude(st, o, human, res)
@@ -565,7 +565,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	if err != nil {
 		return fmt.Errorf("run: %s", red.String(err.Error()))
 	}
-	res.Shard, res.Rerun, res.Filter = o.shardResult(), o.rerunResult(), o.filterResult()
+	res.Shard, res.Rerun, res.Filter, res.Paths = o.shardResult(), o.rerunResult(), o.filterResult(), o.loaded
 	if res.Stop != nil && res.Stop.Kind != result.StopFailFast {
 		// The cause, once, with what to check; the cases not run are in
 		// the summary and the reports.

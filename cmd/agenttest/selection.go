@@ -53,6 +53,9 @@ type selection struct {
 	// leftOut is the number of scenarios of the loaded files that the
 	// selection left out, once plan has run.
 	leftOut int
+	// loaded are the suite paths load loaded, as given (suitePaths):
+	// what a run's report records it was given (result.Result.Paths).
+	loaded []string
 }
 
 // registerShard adds --shard; verb is "run" or "list".
@@ -203,7 +206,8 @@ func (s *selection) load(st *State, cfg *config.File, w io.Writer, paths []strin
 	if problems := s.keysInFilters(knownKeys(st, cfg)); len(problems) > 0 {
 		return nil, nil, usageProblems(s.cmd, problems...)
 	}
-	suites, skipped, err := loadSuites(st, cfg, w, suitePaths(paths), false)
+	s.loaded = suitePaths(paths)
+	suites, skipped, err := loadSuites(st, cfg, w, s.loaded, false)
 	if err != nil {
 		return nil, nil, err
 	}

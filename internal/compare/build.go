@@ -106,7 +106,7 @@ func sideOf(in Input) Side {
 	if r := in.Result; r != nil {
 		s.Target = r.Target
 		s.Run = SideRun{Started: r.Started, DurationMS: ms(r.Duration), Status: in.Status, Interrupted: r.Interrupted, Stop: r.Stop}
-		s.Shard, s.Rerun, s.ForcedMerge, s.Filter = r.Shard, r.Rerun, r.ForcedMerge, r.Filter
+		s.Shard, s.Rerun, s.ForcedMerge, s.Filter, s.Paths = r.Shard, r.Rerun, r.ForcedMerge, r.Filter, r.Paths
 		for _, d := range r.Deployments {
 			if d != nil {
 				s.Deployments = append(s.Deployments, d)

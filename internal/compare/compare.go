@@ -184,6 +184,10 @@ type Side struct {
 	// Filter is the side's run's (result.Result.Filter): a stored report
 	// of a run narrowed by --tags, --name or FILE:LINE.
 	Filter *result.Filter `json:"filter,omitempty"`
+	// Paths are the suite paths the side's run was given
+	// (result.Result.Paths); absent for a report written before runs
+	// recorded them.
+	Paths []string `json:"paths,omitempty"`
 	// Deployments are the side's deployment evidence (the run report's
 	// form); `agenttest gate` reads the candidate's.
 	Deployments []*result.Deployment `json:"deployments"`
@@ -315,6 +319,39 @@ type Outcome struct {
 	// answers. `agenttest gate` counts no candidate's such case as
 	// testing its agent, as it counts none of a run.
 	Unchecked bool `json:"unchecked,omitempty"`
+}
+
+// UncheckedOn names the sides on which the pair's case checks nothing of
+// the agent (Outcome.Unchecked): "the candidate", "the baseline", "both
+// sides", or "". Such a case passes whenever the agent answers, so its
+// class says nothing of the agent there: the console and the HTML
+// report say so beside it, as the JSON and the gate do.
+func (p *Pair) UncheckedOn() string {
+	base := p.Baseline != nil && p.Baseline.Unchecked
+	cand := p.Candidate != nil && p.Candidate.Unchecked
+	switch {
+	case base && cand:
+		return "both sides"
+	case cand:
+		return "the candidate"
+	case base:
+		return "the baseline"
+	}
+	return ""
+}
+
+// Unchecked are the pairs whose case checks nothing on a side
+// (UncheckedOn), in order, whatever their class: an unchanged one is not
+// listed with the others, and a reader must still see that it tested
+// nothing.
+func Unchecked(ps []*Pair) []*Pair {
+	var out []*Pair
+	for _, p := range ps {
+		if p != nil && p.UncheckedOn() != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // Verdicts of an Outcome.

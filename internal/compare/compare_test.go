@@ -154,6 +154,12 @@ func sides() (*result.Result, *result.Result) {
 	// A scenario that checks nothing: its outcome says so, as its case
 	// does, for the gate.
 	cand.Files[0].Cases[7].Unchecked = true
+	// One that checks nothing on both sides, compared: unchanged, and
+	// listed nowhere else.
+	base.Files[0].Cases[4].Unchecked, cand.Files[0].Cases[4].Unchecked = true, true
+	// One that checks nothing on the baseline alone (the candidate's
+	// version of the scenario gained a check).
+	base.Files[0].Cases[2].Unchecked = true
 	return base, cand
 }
 
@@ -852,5 +858,32 @@ func TestCompared(t *testing.T) {
 	}
 	if got := CountPairs(pairs).Compared(); got != want {
 		t.Errorf("counts compared %d, want %d", got, want)
+	}
+}
+
+// TestTextUnchecked: the console lists the pairs that check nothing on a
+// side, and only when there are such; a pair written nowhere is named by
+// its file.
+func TestTextUnchecked(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		pair *Pair
+		want string
+	}{
+		{"checks", &Pair{Name: "greets", File: "s.yaml", Class: OnlyCandidate, Candidate: &Outcome{}}, ""},
+		{"checks nothing, named by its file", &Pair{Name: "greets", File: "s.yaml", Class: OnlyCandidate, Candidate: &Outcome{Unchecked: true}},
+			"\nchecked nothing (passes whenever the agent answers, so its class says nothing of the agent):\n  s.yaml greets (on the candidate)\n"},
+	} {
+		var b strings.Builder
+		if err := WriteText(&b, &Comparison{Status: result.RunPassed, Pairs: []*Pair{tc.pair}}, TextOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		got := b.String()
+		if tc.want == "" && strings.Contains(got, "checked nothing") || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+		if !strings.Contains(got, "ONLY-CANDIDATE s.yaml greets") {
+			t.Errorf("%s: the pair is not named by its file: %q", tc.name, got)
+		}
 	}
 }

@@ -47,9 +47,12 @@ import (
 //	            embedded}, run: {started, duration_ms, status, interrupted,
 //	            stop}, shard: {index, total, selection, selected},
 //	            rerun: {of, failed, unrun}, forced_merge: [string],
-//	            filter: {tags, name, at, left_out}, deployments: [deployment]}
+//	            filter: {tags, name, at, left_out}, paths: [string],
+//	            deployments: [deployment]}
 //	            (shard, rerun, forced_merge and filter as the side's run
-//	            report has them; absent for a run of the whole selection)
+//	            report has them; absent for a run of the whole selection;
+//	            paths: the suite paths the side's run was given, absent
+//	            for a report written before runs recorded them)
 //	pair       {file, name, pos: {file, line, col}, class, note, quarantined,
 //	            baseline: outcome, candidate: outcome, changes: [change],
 //	            latency: {baseline_turns, candidate_turns, baseline_median_ms,

@@ -50,6 +50,7 @@ func WriteText(w io.Writer, c *Comparison, o TextOptions) error {
 		}
 		t.pair(p)
 	}
+	t.unchecked(c.Pairs)
 	t.latency(c.Latency, c.Options)
 	n := c.Counts
 	fmt.Fprintf(&t.b, "%d %s: %d regressed, %d fixed, %d changed, %d slower, %d faster, %d unchanged",
@@ -131,15 +132,12 @@ func (s Side) Line() string {
 // pair writes one pair: its class and position, then why.
 func (t *text) pair(p *Pair) {
 	label := strings.ToUpper(string(p.Class))
-	title := p.Name
-	if pos := p.Pos.String(); pos != "" {
-		title = fmt.Sprintf("%s:%d %s", p.Pos.File, p.Pos.Line, p.Name)
-	} else if p.File != "" {
-		title = p.File + " " + p.Name
-	}
-	t.b.WriteString(t.paint(classColour[p.Class], label) + " " + escape.Line(title))
+	t.b.WriteString(t.paint(classColour[p.Class], label) + " " + escape.Line(p.title()))
 	if p.Quarantined {
 		t.b.WriteString(" (quarantined: does not fail the comparison)")
+	}
+	if on := p.UncheckedOn(); on != "" {
+		t.b.WriteString(" (checks nothing on " + on + ")")
 	}
 	t.b.WriteString("\n")
 	if p.Note != "" {
@@ -203,6 +201,31 @@ func (t *text) pair(p *Pair) {
 		fmt.Fprintf(&t.b, "    latency: median %s → %s (%s), p95 %s → %s (%s)\n",
 			msText(l.BaselineMedian), msText(l.CandidateMedian), shiftText(l.MedianShift),
 			msText(l.BaselineP95), msText(l.CandidateP95), shiftText(l.P95Shift))
+	}
+}
+
+// title is how the console names a pair: "FILE:LINE NAME".
+func (p *Pair) title() string {
+	if pos := p.Pos.String(); pos != "" {
+		return fmt.Sprintf("%s:%d %s", p.Pos.File, p.Pos.Line, p.Name)
+	}
+	if p.File != "" {
+		return p.File + " " + p.Name
+	}
+	return p.Name
+}
+
+// unchecked lists the pairs whose case checks nothing on a side, whatever
+// their class (an unchanged one is listed nowhere else): its class says
+// nothing of the agent there, which the JSON and the gate say too.
+func (t *text) unchecked(ps []*Pair) {
+	un := Unchecked(ps)
+	if len(un) == 0 {
+		return
+	}
+	t.b.WriteString("\nchecked nothing (passes whenever the agent answers, so its class says nothing of the agent):\n")
+	for _, p := range un {
+		t.b.WriteString("  " + escape.Line(p.title()) + " (on " + p.UncheckedOn() + ")\n")
 	}
 }
 

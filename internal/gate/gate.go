@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/agenttest/agenttest/internal/compare"
+	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/result"
 )
 
@@ -136,6 +137,22 @@ type Evidence struct {
 	// quarantined: they pass whenever the agent answers, so they are
 	// listed and do not gate (not in Gating).
 	Unchecked []Named
+	// Paths are the suite paths the run (a comparison: its candidate's)
+	// was given (result.Result.Paths), for the header; empty in a report
+	// written before runs recorded them.
+	Paths []string
+	// Held are the cases the report holds (a comparison: its
+	// candidate's), by file and name, which the gate matches to the
+	// scenarios of the suite the pipeline means (Options.Suite).
+	Held []Ref
+}
+
+// Ref is a case of a report as the gate matches it to a scenario of the
+// suite the pipeline means: its file as the report records it, its name
+// (examples row included), and its status there.
+type Ref struct {
+	File, Name string
+	Status     result.Status
 }
 
 // Named is a case the gate names, with the agent and environment it ran
@@ -195,7 +212,43 @@ type Options struct {
 	// NoFlaky refuses a report in which a case of an agent promoted
 	// passed only on a retry (gate --no-flaky).
 	NoFlaky bool
+	// Suite, when set, is the suite the pipeline means (gate --suite): a
+	// report that did not run each of its scenarios of the agents
+	// promoted (every agent, without Agents) is refused.
+	Suite *Suite
 }
+
+// Suite is the suite the pipeline means, as a run of it would select it
+// now: the scenarios of its paths that the gate's Tags and Name keep,
+// through the one selection run uses.
+type Suite struct {
+	// Paths are the paths as the gate was given them, for messages.
+	Paths []string
+	// Scenarios are the selected scenarios, in file and line order.
+	Scenarios []Scenario
+	// Same names a file, as a report records it or a scenario's Pos
+	// names it, by one key, so that two spellings of one file
+	// (./suites/a.yaml and suites/a.yaml, an absolute path) match; nil
+	// takes the paths as they are.
+	Same func(file string) string
+}
+
+// Scenario is a scenario of the Suite.
+type Scenario struct {
+	Pos  diag.Pos
+	Name string
+	// Agent is the agent a run of the gate's target gives it (the
+	// scenario's, its suite's, else the target's agent id); empty when
+	// none names one, and then asked for whatever agents are promoted.
+	Agent string
+	// Skipped: the scenario says skip: (or @skip), and a run does not
+	// run it: the gate asks for it nowhere.
+	Skipped bool
+}
+
+// MaxListed is the most scenarios a reason of the gate names one by one;
+// it says how many more there are.
+const MaxListed = 10
 
 // Decision is the gate's verdict: the reasons it refuses (none: it
 // passes), and per deployment one line of what it checked.
@@ -207,6 +260,11 @@ type Decision struct {
 	// not be read now (the platform or the network failed): the gate
 	// could not decide, and may be run again.
 	Unreadable bool
+	// Suite says, for the header, how much of the suite the pipeline
+	// means (Options.Suite) the report ran, then what it did not run (a
+	// heading, then the scenarios indented) and the cases it holds of no
+	// scenario of the suite; empty without a Suite.
+	Suite []string
 }
 
 // Passed reports whether the gate lets the promotion go ahead.
@@ -317,6 +375,13 @@ func Check(ev Evidence, o Options, active map[Key]Active) Decision {
 		if n := len(lines); n > 0 {
 			refuse("%d %s passed only on a retry (--no-flaky): %s; run the tests again, or gate without --no-flaky",
 				n, plural(n, "case", "cases"), strings.Join(lines, "; "))
+		}
+	}
+	if o.Suite != nil {
+		var why string
+		d.Suite, why = o.Suite.weigh(ev, o)
+		if why != "" {
+			refuse("%s", why)
 		}
 	}
 	if ev.Passed && ev.Gating == 0 {
@@ -442,6 +507,115 @@ func Check(ev Evidence, o Options, active map[Key]Active) Decision {
 	other = len(d.Reasons) - unreadable
 	d.Unreadable = unreadable > 0 && other == 0
 	return d
+}
+
+// weigh says how much of the suite the report ran, for the header, and
+// why it is refused, or "": a scenario of the suite of an agent promoted
+// that a run would run (not skipped) and that the report did not run,
+// whether it holds no case of it (a run of other paths, of an older
+// checkout, or of a suite that gained scenarios since) or holds it unrun
+// (skipped, not run). A case is matched to a scenario by its file (Same)
+// and name, not its line: a scenario that moved keeps its name, and a
+// line says nothing of which scenario a report ran. The cases the report
+// holds of no scenario of the suite (renamed or removed since, of other
+// paths, outside the gate's filter) are said and not weighed: the
+// verdict of the run counted them already, and they take nothing from
+// the scenarios the suite holds.
+func (s *Suite) weigh(ev Evidence, o Options) (lines []string, why string) {
+	same := s.Same
+	if same == nil {
+		same = func(file string) string { return file }
+	}
+	type ref struct{ file, name string }
+	held := map[ref]result.Status{}
+	for _, h := range ev.Held {
+		k := ref{same(h.File), h.Name}
+		held[k] = max(held[k], h.Status)
+	}
+	ofSuite := map[ref]bool{}
+	var missing []string
+	want := 0
+	for _, sc := range s.Scenarios {
+		k := ref{same(sc.Pos.File), sc.Name}
+		ofSuite[k] = true
+		if sc.Skipped || sc.Agent != "" && !o.promotes(sc.Agent) {
+			continue
+		}
+		want++
+		switch st, ok := held[k]; {
+		case !ok:
+			missing = append(missing, fmt.Sprintf("%s %s", sc.Pos, sc.Name))
+		case !st.Ran():
+			missing = append(missing, fmt.Sprintf("%s %s (%s in the report)", sc.Pos, sc.Name, unrun(st)))
+		}
+	}
+	other := 0
+	for k := range held {
+		if !ofSuite[k] {
+			other++
+		}
+	}
+	suite := "--suite " + strings.Join(s.Paths, " ")
+	of := ""
+	if len(o.Agents) > 0 {
+		of = " of " + strings.Join(o.Agents, ", ")
+	}
+	if want == 0 {
+		return []string{fmt.Sprintf("%s: no scenario%s that a run would run", suite, of)},
+			fmt.Sprintf("%s selects no scenario%s that a run would run (with the gate's --tags and --name; skipped ones are not run): nothing holds the report to the suite; check --suite, --agent, --tags and --name", suite, of)
+	}
+	n := len(missing)
+	lines = []string{fmt.Sprintf("%s: the report ran %d of its %d %s%s", suite, want-n, want, plural(want, "scenario", "scenarios"), of)}
+	if n > 0 {
+		lines = append(lines, "not run by the report:")
+		for _, m := range listed(missing) {
+			lines = append(lines, "  "+m)
+		}
+	}
+	if other > 0 {
+		lines = append(lines, fmt.Sprintf("%d %s of the report of no scenario %s selects (renamed or removed since, of other paths, or outside the gate's --tags and --name): not weighed",
+			other, plural(other, "case", "cases"), suite))
+	}
+	if n > 0 {
+		who := "the report"
+		if ev.What == whatComparison {
+			who = "the comparison's candidate"
+		}
+		why = fmt.Sprintf("%s did not run %d of the %d %s%s that %s selects: %s; a run of other paths, of an older checkout, or of a suite that has gained scenarios since vouches for none of them: run the tests of the suite as it is now, and gate that report",
+			who, n, want, plural(want, "scenario", "scenarios"), of, suite, strings.Join(listed(missing), "; "))
+	}
+	return lines, why
+}
+
+// listed is lines cut to MaxListed, the last saying how many more there
+// are.
+func listed(lines []string) []string {
+	if len(lines) <= MaxListed {
+		return lines
+	}
+	return append(slices.Clip(lines[:MaxListed]), fmt.Sprintf("and %d more", len(lines)-MaxListed))
+}
+
+// unrun names the status of a case the report holds and did not run.
+func unrun(st result.Status) string {
+	if st == result.Pending {
+		return "not run"
+	}
+	return st.String()
+}
+
+// Given says what suite paths the run (a comparison: its candidate's)
+// was given, for the header, or "" for a report that does not record
+// them.
+func (ev Evidence) Given() string {
+	if len(ev.Paths) == 0 {
+		return ""
+	}
+	who := "the run"
+	if ev.What == whatComparison {
+		who = "the candidate's run"
+	}
+	return "paths " + who + " was given: " + strings.Join(ev.Paths, " ")
 }
 
 // unstatedFilter says how f narrowed a run to a subset the gate was not
@@ -591,9 +765,12 @@ func (ev Evidence) nothingGated() string {
 func FromRun(path string, r *result.Result, status result.RunStatus) Evidence {
 	ev := Evidence{Path: path, What: whatRun, Status: string(status), Passed: status == result.RunPassed,
 		Target: r.Target, Deployments: r.Deployments, Shard: r.Shard, Rerun: r.Rerun, ForcedMerge: r.ForcedMerge, Filter: r.Filter, Cases: map[result.Status]int{},
-		GatingOf: map[Key]int{}}
+		GatingOf: map[Key]int{}, Paths: r.Paths}
 	for _, f := range r.Files {
 		for _, c := range f.Cases {
+			if c != nil {
+				ev.Held = append(ev.Held, Ref{File: cmp.Or(c.Pos.File, f.Path), Name: c.Name, Status: c.Status})
+			}
 			switch {
 			case c == nil:
 			case c.QuarantineHeld():
@@ -722,7 +899,7 @@ func FromComparison(path string, c *compare.Comparison) Evidence {
 	pairs := compare.CountPairs(c.Pairs)
 	ev := Evidence{Path: path, What: whatComparison, Status: string(c.Status), Passed: c.Status == result.RunPassed, Why: c.Why,
 		Target: cand.Target, Deployments: cand.Deployments, Rerun: c.Rerun, Filter: c.Filter, Cases: map[result.Status]int{}, Pairs: &pairs,
-		Baseline: c.Baseline.Line()}
+		Baseline: c.Baseline.Line(), Paths: cand.Paths}
 	if c.Status == result.RunPassed {
 		ev.Why = ""
 	}
@@ -736,6 +913,7 @@ func FromComparison(path string, c *compare.Comparison) Evidence {
 			continue
 		}
 		cc := p.Candidate
+		ev.Held = append(ev.Held, Ref{File: p.File, Name: p.Name, Status: cc.Status})
 		k := Key{cc.Agent, cc.Env}
 		if talked(cc.Status, cc.Agent) {
 			ran = append(ran, k)

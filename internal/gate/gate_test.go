@@ -712,3 +712,160 @@ func TestFromRunNamesInconclusive(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckSuite: with a Suite, a report is held to each scenario of it
+// of the agents promoted that a run would run, matched by file (Same)
+// and name; what it did not run is named, ten at most.
+func TestCheckSuite(t *testing.T) {
+	now := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
+	dep := &result.Deployment{Agent: "restaurant", Env: "sandbox", ID: "dep-1", After: "dep-1"}
+	sc := func(file string, line int, name, agent string) Scenario {
+		return Scenario{Pos: diag.Pos{File: file, Line: line, Col: 5}, Name: name, Agent: agent}
+	}
+	held := func(file, name string, st result.Status) Ref { return Ref{File: file, Name: name, Status: st} }
+	many := func(n int) []Scenario {
+		var out []Scenario
+		for i := range n {
+			out = append(out, sc("s/m.yaml", i+1, "case "+string(rune('a'+i)), "restaurant"))
+		}
+		return out
+	}
+	type testCase struct {
+		name      string
+		what      string
+		held      []Ref
+		scenarios []Scenario
+		same      func(string) string
+		agents    []string
+		// lines are the header's lines; want the reason, "" when none.
+		lines []string
+		want  string
+	}
+	run := func(t *testing.T, tc testCase) {
+		ev := Evidence{Path: "r.json", What: cmp.Or(tc.what, "run"), Status: "passed", Passed: true, Started: now.Add(-time.Minute), Concluded: now,
+			Deployments: []*result.Deployment{dep}, Gating: 1, GatingOf: map[Key]int{{"restaurant", "sandbox"}: 1}, Held: tc.held}
+		o := Options{Now: now, MaxAge: time.Hour, Agents: tc.agents, Suite: &Suite{Paths: []string{"s"}, Scenarios: tc.scenarios, Same: tc.same}}
+		d := Check(ev, o, map[Key]Active{{"restaurant", "sandbox"}: {ID: "dep-1"}})
+		if !slices.Equal(d.Suite, tc.lines) {
+			t.Errorf("lines\n%q, want\n%q", d.Suite, tc.lines)
+		}
+		switch {
+		case tc.want == "" && !d.Passed():
+			t.Errorf("refused: %q", d.Reasons)
+		case tc.want != "" && (len(d.Reasons) != 1 || d.Reasons[0] != tc.want):
+			t.Errorf("reasons\n%q, want\n%q", d.Reasons, tc.want)
+		}
+	}
+	const why = "; a run of other paths, of an older checkout, or of a suite that has gained scenarios since vouches for none of them: run the tests of the suite as it is now, and gate that report"
+	for _, tc := range []testCase{
+		{name: "every scenario ran, a line moved", held: []Ref{held("s/a.yaml", "greets", result.Passed), held("s/a.yaml", "books", result.Failed)},
+			scenarios: []Scenario{sc("s/a.yaml", 9, "greets", "restaurant"), sc("s/a.yaml", 12, "books", "restaurant")},
+			lines:     []string{"--suite s: the report ran 2 of its 2 scenarios"}},
+		{name: "one missing, one another agent's", held: []Ref{held("s/a.yaml", "greets", result.Passed)},
+			scenarios: []Scenario{sc("s/a.yaml", 4, "greets", "restaurant"), sc("s/a.yaml", 8, "books", "restaurant"), sc("s/c.yaml", 4, "opens", "clinic")},
+			agents:    []string{"restaurant"},
+			lines:     []string{"--suite s: the report ran 1 of its 2 scenarios of restaurant", "not run by the report:", "  s/a.yaml:8:5 books"},
+			want:      "the report did not run 1 of the 2 scenarios of restaurant that --suite s selects: s/a.yaml:8:5 books" + why},
+		{name: "every agent without --agent", held: []Ref{held("s/a.yaml", "greets", result.Passed)},
+			scenarios: []Scenario{sc("s/a.yaml", 4, "greets", "restaurant"), sc("s/c.yaml", 4, "opens", "clinic")},
+			lines:     []string{"--suite s: the report ran 1 of its 2 scenarios", "not run by the report:", "  s/c.yaml:4:5 opens"},
+			want:      "the report did not run 1 of the 2 scenarios that --suite s selects: s/c.yaml:4:5 opens" + why},
+		{name: "no agent named: asked for whatever is promoted", held: []Ref{held("s/a.yaml", "greets", result.Passed)},
+			scenarios: []Scenario{sc("s/a.yaml", 4, "greets", "restaurant"), sc("s/b.yaml", 4, "waves", "")},
+			agents:    []string{"restaurant"},
+			lines:     []string{"--suite s: the report ran 1 of its 2 scenarios of restaurant", "not run by the report:", "  s/b.yaml:4:5 waves"},
+			want:      "the report did not run 1 of the 2 scenarios of restaurant that --suite s selects: s/b.yaml:4:5 waves" + why},
+		{name: "skipped in the suite: not asked for", held: []Ref{held("s/a.yaml", "greets", result.Passed)},
+			scenarios: []Scenario{sc("s/a.yaml", 4, "greets", "restaurant"), {Pos: diag.Pos{File: "s/a.yaml", Line: 8, Col: 5}, Name: "menu", Agent: "restaurant", Skipped: true}},
+			lines:     []string{"--suite s: the report ran 1 of its 1 scenario"}},
+		{name: "held, not run", held: []Ref{held("s/a.yaml", "greets", result.Skipped), held("s/a.yaml", "books", result.Pending)},
+			scenarios: []Scenario{sc("s/a.yaml", 4, "greets", "restaurant"), sc("s/a.yaml", 8, "books", "restaurant")},
+			lines:     []string{"--suite s: the report ran 0 of its 2 scenarios", "not run by the report:", "  s/a.yaml:4:5 greets (skipped in the report)", "  s/a.yaml:8:5 books (not run in the report)"},
+			want:      "the report did not run 2 of the 2 scenarios that --suite s selects: s/a.yaml:4:5 greets (skipped in the report); s/a.yaml:8:5 books (not run in the report)" + why},
+		{name: "held twice, run once", held: []Ref{held("s/a.yaml", "greets", result.Passed), held("./s/a.yaml", "greets", result.Skipped)},
+			same:      func(f string) string { return strings.TrimPrefix(f, "./") },
+			scenarios: []Scenario{sc("s/a.yaml", 4, "greets", "restaurant")},
+			lines:     []string{"--suite s: the report ran 1 of its 1 scenario"}},
+		{name: "spelt otherwise, Same matches", held: []Ref{held("./s/a.yaml", "greets", result.Passed)},
+			same:      func(f string) string { return strings.TrimPrefix(f, "./") },
+			scenarios: []Scenario{sc("s/a.yaml", 4, "greets", "restaurant")},
+			lines:     []string{"--suite s: the report ran 1 of its 1 scenario"}},
+		{name: "spelt otherwise, no Same", held: []Ref{held("./s/a.yaml", "greets", result.Passed)},
+			scenarios: []Scenario{sc("s/a.yaml", 4, "greets", "restaurant")},
+			lines:     []string{"--suite s: the report ran 0 of its 1 scenario", "not run by the report:", "  s/a.yaml:4:5 greets", "1 case of the report of no scenario --suite s selects (renamed or removed since, of other paths, or outside the gate's --tags and --name): not weighed"},
+			want:      "the report did not run 1 of the 1 scenario that --suite s selects: s/a.yaml:4:5 greets" + why},
+		{name: "renamed: missing, and the old name held", held: []Ref{held("s/a.yaml", "greets", result.Passed), held("s/a.yaml", "books", result.Passed)},
+			scenarios: []Scenario{sc("s/a.yaml", 4, "greets", "restaurant"), sc("s/a.yaml", 8, "books a table", "restaurant")},
+			lines:     []string{"--suite s: the report ran 1 of its 2 scenarios", "not run by the report:", "  s/a.yaml:8:5 books a table", "1 case of the report of no scenario --suite s selects (renamed or removed since, of other paths, or outside the gate's --tags and --name): not weighed"},
+			want:      "the report did not run 1 of the 2 scenarios that --suite s selects: s/a.yaml:8:5 books a table" + why},
+		{name: "a comparison's candidate", what: "comparison", held: []Ref{held("s/a.yaml", "greets", result.Passed)},
+			scenarios: []Scenario{sc("s/a.yaml", 4, "greets", "restaurant"), sc("s/a.yaml", 8, "books", "restaurant")},
+			lines:     []string{"--suite s: the report ran 1 of its 2 scenarios", "not run by the report:", "  s/a.yaml:8:5 books"},
+			want:      "the comparison's candidate did not run 1 of the 2 scenarios that --suite s selects: s/a.yaml:8:5 books" + why},
+		{name: "ten named, then how many more", scenarios: many(12),
+			lines: append(append([]string{"--suite s: the report ran 0 of its 12 scenarios", "not run by the report:"}, func() []string {
+				var out []string
+				for _, s := range many(10) {
+					out = append(out, "  "+s.Pos.String()+" "+s.Name)
+				}
+				return out
+			}()...), "  and 2 more"),
+			want: "the report did not run 12 of the 12 scenarios that --suite s selects: s/m.yaml:1:5 case a; s/m.yaml:2:5 case b; s/m.yaml:3:5 case c; s/m.yaml:4:5 case d; s/m.yaml:5:5 case e; s/m.yaml:6:5 case f; s/m.yaml:7:5 case g; s/m.yaml:8:5 case h; s/m.yaml:9:5 case i; s/m.yaml:10:5 case j; and 2 more" + why},
+		{name: "exactly ten", scenarios: many(11), held: []Ref{held("s/m.yaml", "case a", result.Passed)},
+			lines: append([]string{"--suite s: the report ran 1 of its 11 scenarios", "not run by the report:"}, func() []string {
+				var out []string
+				for _, s := range many(11)[1:] {
+					out = append(out, "  "+s.Pos.String()+" "+s.Name)
+				}
+				return out
+			}()...),
+			want: "the report did not run 10 of the 11 scenarios that --suite s selects: s/m.yaml:2:5 case b; s/m.yaml:3:5 case c; s/m.yaml:4:5 case d; s/m.yaml:5:5 case e; s/m.yaml:6:5 case f; s/m.yaml:7:5 case g; s/m.yaml:8:5 case h; s/m.yaml:9:5 case i; s/m.yaml:10:5 case j; s/m.yaml:11:5 case k" + why},
+		{name: "nothing of the agents promoted", held: []Ref{held("s/a.yaml", "greets", result.Passed)},
+			scenarios: []Scenario{sc("s/c.yaml", 4, "opens", "clinic")}, agents: []string{"restaurant"},
+			lines: []string{"--suite s: no scenario of restaurant that a run would run"},
+			want:  "--suite s selects no scenario of restaurant that a run would run (with the gate's --tags and --name; skipped ones are not run): nothing holds the report to the suite; check --suite, --agent, --tags and --name"},
+		{name: "an empty suite", lines: []string{"--suite s: no scenario that a run would run"},
+			want: "--suite s selects no scenario that a run would run (with the gate's --tags and --name; skipped ones are not run): nothing holds the report to the suite; check --suite, --agent, --tags and --name"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestGiven(t *testing.T) {
+	for _, tc := range []struct {
+		ev   Evidence
+		want string
+	}{
+		{Evidence{What: "run"}, ""},
+		{Evidence{What: "run", Paths: []string{"suites/a.yaml", "features"}}, "paths the run was given: suites/a.yaml features"},
+		{Evidence{What: "comparison", Paths: []string{"suites"}}, "paths the candidate's run was given: suites"},
+	} {
+		if got := tc.ev.Given(); got != tc.want {
+			t.Errorf("Given() = %q, want %q", got, tc.want)
+		}
+	}
+}
+
+// TestHeld: the cases the gate holds to --suite, by file and name: of a
+// run, every case (a case that names no file is its file's); of a
+// comparison, the candidate's. Both bring the paths their run was given.
+func TestHeld(t *testing.T) {
+	r := &result.Result{Paths: []string{"s"}, Files: []*result.File{{Path: "s/a.yaml", Cases: []*result.Case{
+		{Name: "greets", Pos: diag.Pos{File: "s/a.yaml", Line: 4, Col: 5}, Status: result.Passed},
+		nil,
+		{Name: "books", Status: result.Skipped},
+	}}}}
+	ev := FromRun("r.json", r, r.RunStatus())
+	if want := []Ref{{"s/a.yaml", "greets", result.Passed}, {"s/a.yaml", "books", result.Skipped}}; !slices.Equal(ev.Held, want) || !slices.Equal(ev.Paths, []string{"s"}) {
+		t.Errorf("run: held %v paths %q, want %v", ev.Held, ev.Paths, want)
+	}
+	c := &compare.Comparison{Status: result.RunPassed, Candidate: compare.Side{Paths: []string{"s/a.yaml"}}, Pairs: []*compare.Pair{
+		{File: "s/a.yaml", Name: "greets", Class: compare.Unchanged, Baseline: &compare.Outcome{Status: result.Passed}, Candidate: &compare.Outcome{Status: result.Passed}},
+		{File: "s/a.yaml", Name: "books", Class: compare.OnlyBaseline, Baseline: &compare.Outcome{Status: result.Passed}},
+		nil,
+	}}
+	ev = FromComparison("c.json", c)
+	if want := []Ref{{"s/a.yaml", "greets", result.Passed}}; !slices.Equal(ev.Held, want) || !slices.Equal(ev.Paths, []string{"s/a.yaml"}) {
+		t.Errorf("comparison: held %v paths %q, want %v", ev.Held, ev.Paths, want)
+	}
+}

@@ -136,6 +136,15 @@ func Shards(in []Input, opt Options) (*result.Result, []string) {
 			break
 		}
 	}
+	// Shards of one selection were given the same paths; a forced merge
+	// of others' keeps each path once, in the order the reports give.
+	for _, s := range ordered {
+		for _, p := range s.Result.Paths {
+			if !slices.Contains(out.Paths, p) {
+				out.Paths = append(out.Paths, p)
+			}
+		}
+	}
 	// A forced merge says what it overrode, and so does any merge of a
 	// forced merge's report: `agenttest gate` refuses it, for it is the
 	// run of no one selection.

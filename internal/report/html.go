@@ -70,8 +70,11 @@ var htmlTemplate = template.Must(template.Must(template.New("page").Funcs(templa
 	"side":    compareSide,
 	"latency": compareLatency,
 	"pairs":   comparePairs,
-	"diffOf":  diffView,
-	"long":    sectionLong,
+	// unchecked lists the pairs that check nothing on a side, whatever
+	// their class (an unchanged one is listed nowhere else).
+	"unchecked": compareUnchecked,
+	"diffOf":    diffView,
+	"long":      sectionLong,
 	// flat is how the sections show a name, a node, a note or a value
 	// a server chose: on one line, escape sequences stripped, other
 	// controls escaped, as the case list shows them (htmlStyle).

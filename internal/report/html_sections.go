@@ -34,6 +34,25 @@ func comparePairs(ps []*compare.Pair) []*compare.Pair {
 	return out
 }
 
+// uncheckedPairs are the pairs of a comparison that check nothing on a
+// side (compare.Unchecked), at most comparePairLimit of them, and how
+// many more there are.
+type uncheckedPairs struct {
+	Pairs []*compare.Pair
+	More  int
+}
+
+// compareUnchecked lists the pairs that check nothing on a side, or nil
+// when none does.
+func compareUnchecked(ps []*compare.Pair) *uncheckedPairs {
+	un := compare.Unchecked(ps)
+	if len(un) == 0 {
+		return nil
+	}
+	n := min(len(un), comparePairLimit)
+	return &uncheckedPairs{Pairs: un[:n], More: len(un) - n}
+}
+
 // compareSide names a side of a comparison in one line.
 func compareSide(s compare.Side) string {
 	what := s.Spec

@@ -32,6 +32,21 @@ const dataOpen = `<script type="application/json" id="agenttest-data">`
 
 // splitPage returns the page with its style, script and data replaced by
 // markers, and the data block's JSON.
+// compareHTML writes the HTML report of r, the candidate of a comparison
+// with base (live), with the other options given.
+func compareHTML(t *testing.T, base, r *result.Result, opt HTMLOptions) *bytes.Buffer {
+	t.Helper()
+	opt.Compare = compare.Build(
+		compare.Input{Spec: "live", Kind: compare.KindEnvironment, Result: base, Status: result.RunPassed},
+		compare.Input{Spec: "sandbox", Kind: compare.KindEnvironment, Result: r, Status: r.RunStatus()},
+		compare.DefaultOptions())
+	var b bytes.Buffer
+	if err := WriteHTML(&b, r, opt); err != nil {
+		t.Fatal(err)
+	}
+	return &b
+}
+
 func splitPage(t *testing.T, page string) (skeleton, data string) {
 	t.Helper()
 	i := strings.Index(page, dataOpen)
@@ -241,14 +256,7 @@ func TestHTMLControlText(t *testing.T) {
 	r.Deployments = []*result.Deployment{{Agent: "restaurant", Env: "sandbox", ID: "dep-1", After: evil}}
 	bc := base.Files[0].Cases[0]
 	bc.Status, bc.Attempts[0].Status, bc.Attempts[0].Failures = result.Passed, result.Passed, nil
-	cmp := compare.Build(
-		compare.Input{Spec: "live", Kind: compare.KindEnvironment, Result: base, Status: result.RunPassed},
-		compare.Input{Spec: "sandbox", Kind: compare.KindEnvironment, Result: r, Status: r.RunStatus()},
-		compare.DefaultOptions())
-	var b bytes.Buffer
-	if err := WriteHTML(&b, r, HTMLOptions{Coverage: coverage.Compute(r, coverage.Universe{}), Compare: cmp}); err != nil {
-		t.Fatal(err)
-	}
+	b := compareHTML(t, base, r, HTMLOptions{Coverage: coverage.Compute(r, coverage.Universe{})})
 	raw := func(s string) bool {
 		return strings.ContainsFunc(s, func(c rune) bool { return c != '\n' && c != '\t' && escape.Needed(string(c), "") })
 	}
@@ -326,14 +334,7 @@ func TestHTMLDiffShowsInvisibleChanges(t *testing.T) {
 	// The reply is one line against the baseline's (a word diff); the
 	// failure's text, two against the expected text (a line diff).
 	base, r := run("Table\u00a0for 4", ""), run("Table\u00a0for\u00a04", "Hello\u00a0there\nTable for\u00a04\u200b people")
-	cmp := compare.Build(
-		compare.Input{Spec: "live", Kind: compare.KindEnvironment, Result: base, Status: result.RunPassed},
-		compare.Input{Spec: "sandbox", Kind: compare.KindEnvironment, Result: r, Status: r.RunStatus()},
-		compare.DefaultOptions())
-	var b bytes.Buffer
-	if err := WriteHTML(&b, r, HTMLOptions{Compare: cmp}); err != nil {
-		t.Fatal(err)
-	}
+	b := compareHTML(t, base, r, HTMLOptions{})
 	skeleton, data := splitPage(t, b.String())
 	if want := "<pre class=\"diff\">Table\u00a0for<del> </del><ins>\\u00a0</ins>4</pre>"; !strings.Contains(skeleton, want) {
 		t.Errorf("the comparison lacks %q:\n%s", want, skeleton)
@@ -1187,5 +1188,57 @@ func TestSectionLong(t *testing.T) {
 	}
 	if short := sectionLong("Start → Menu"); short.Cut != "" || short.Whole != "Start → Menu" {
 		t.Errorf("a short value: %+v, want it whole and not cut", short)
+	}
+}
+
+// TestHTMLCompareUnchecked: the comparison's section says which pairs
+// check nothing, and on which side: beside a pair it lists, and in a
+// list of them all, unchanged ones included, which it lists nowhere
+// else. Before, only the JSON (and the gate) said so: a reviewer read an
+// unchanged scenario that tested nothing as one that held.
+func TestHTMLCompareUnchecked(t *testing.T) {
+	t.Parallel()
+	run := func(said string, unchecked ...bool) *result.Result {
+		var cases []*result.Case
+		for i, name := range []string{"says goodbye", "books", "greets"} {
+			turn := &result.Turn{Index: 0, Say: "hi", Pos: diag.Pos{File: "s.yaml", Line: 10*i + 3, Col: 5}, Started: t0, Latency: time.Millisecond,
+				Result: &reply.TurnResult{Response: said + name}}
+			cases = append(cases, &result.Case{Name: name, Pos: diag.Pos{File: "s.yaml", Line: 10*i + 2, Col: 3}, Status: result.Passed, Duration: time.Second,
+				Unchecked: unchecked[i], Attempts: []*result.Attempt{{Number: 1, Status: result.Passed, Started: t0, Duration: time.Second, Turns: []*result.Turn{turn}}}})
+		}
+		return &result.Result{Started: t0, Duration: time.Second, Target: result.Target{Name: "sim"},
+			Files: []*result.File{{Path: "s.yaml", Suite: "booking", Cases: cases}}}
+	}
+	// says goodbye: unchanged, nothing checked on both sides; books:
+	// changed, nothing checked on the candidate; greets: checks.
+	base, r := run("same ", true, false, false), run("same ", true, true, false)
+	r.Files[0].Cases[1].Attempts[0].Turns[0].Result.Response = "other books"
+	b := compareHTML(t, base, r, HTMLOptions{})
+	skeleton, _ := splitPage(t, b.String())
+	for _, want := range []string{
+		`<p class="unchecked"><b>Checked nothing</b> <span class="meta">(passes whenever the agent answers, so its class says nothing of the agent)</span>: <span class="mono">s.yaml:2</span> says goodbye (on both sides); <span class="mono">s.yaml:12</span> books (on the candidate)</p>`,
+		`<b>books</b> <span class="mono meta">s.yaml:12</span> <span class="meta">(checks nothing on the candidate)</span></summary>`,
+	} {
+		if !strings.Contains(skeleton, want) {
+			t.Errorf("the page lacks %s:\n%s", want, skeleton)
+		}
+	}
+	if strings.Count(skeleton, "checks nothing on") != 1 || strings.Contains(skeleton, "greets (on") {
+		t.Errorf("the page marks a pair that checks:\n%s", skeleton)
+	}
+
+	// At most comparePairLimit named, and how many more.
+	many := make([]*compare.Pair, comparePairLimit+2)
+	for i := range many {
+		many[i] = &compare.Pair{Name: fmt.Sprint(i), Class: compare.Unchanged, Candidate: &compare.Outcome{Unchecked: true}}
+	}
+	if got := compareUnchecked(many); len(got.Pairs) != comparePairLimit || got.More != 2 || got.Pairs[comparePairLimit-1] != many[comparePairLimit-1] {
+		t.Errorf("%d listed and %d more, want %d and 2", len(got.Pairs), got.More, comparePairLimit)
+	}
+	if got := compareUnchecked(many[:comparePairLimit]); len(got.Pairs) != comparePairLimit || got.More != 0 {
+		t.Errorf("%d listed and %d more, want %d and 0", len(got.Pairs), got.More, comparePairLimit)
+	}
+	if got := compareUnchecked(many[:0]); got != nil {
+		t.Errorf("none unchecked: %+v", got)
 	}
 }

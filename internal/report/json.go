@@ -48,6 +48,9 @@ import (
 //	          many scenarios of the loaded files it left out; agenttest
 //	          gate refuses the report unless its --tags and --name state
 //	          the same filter)
+//	paths    [string]  (the suite paths the run was given, as given:
+//	          "." when none; absent in reports written before runs
+//	          recorded them)
 //	counts   {total, passed, flaky, failed, errored, skipped, pending,
 //	          quarantined, inconclusive}
 //	files    [{path, suite, status, duration_ms, counts, cases: [case]}]
@@ -447,6 +450,9 @@ func WriteJSON(w io.Writer, r *result.Result, opt JSONOptions) error {
 	}
 	if r.Filter != nil {
 		js.field("filter", r.Filter)
+	}
+	if len(r.Paths) > 0 {
+		js.field("paths", r.Paths)
 	}
 	js.field("counts", toJSONCounts(s))
 	js.key("files")

@@ -27,6 +27,7 @@ type jsonDoc struct {
 	Rerun       *result.Rerun     `json:"rerun"`
 	ForcedMerge []string          `json:"forced_merge"`
 	Filter      *result.Filter    `json:"filter"`
+	Paths       []string          `json:"paths"`
 	Files       []struct {
 		Path  string `json:"path"`
 		Suite string `json:"suite"`
@@ -124,7 +125,7 @@ func ReadJSON(r io.Reader) (*Report, error) {
 		}
 	}
 	rd.Shard([]any{"shard"}, doc.Shard)
-	res.Shard, res.Rerun, res.ForcedMerge, res.Filter = doc.Shard, doc.Rerun, doc.ForcedMerge, doc.Filter
+	res.Shard, res.Rerun, res.ForcedMerge, res.Filter, res.Paths = doc.Shard, doc.Rerun, doc.ForcedMerge, doc.Filter, doc.Paths
 	for i, f := range doc.Files {
 		rf := &result.File{Path: f.Path, Suite: f.Suite}
 		if f.Status != "" {

@@ -138,6 +138,13 @@ type Result struct {
 	// that subset, and `agenttest gate` refuses it unless the gate is
 	// told the same filter is the one the pipeline intends.
 	Filter *Filter `json:"filter,omitempty"`
+	// Paths are the suite paths the run was given on the command line,
+	// cleaned and as given (relative when given relative; "." when none
+	// was given; the report's files when --rerun-failed named them), so
+	// that a reader, and `agenttest gate`'s header, can tell a run of
+	// suites/restaurant.yaml from a run of suites. Empty in a report
+	// written before runs recorded them.
+	Paths []string `json:"paths,omitempty"`
 }
 
 // Filter records what narrowed a run's selection (--tags, --name,
