@@ -717,14 +717,14 @@ func drillOf(t *testing.T) string {
 
 // goroutineCheck returns a func that waits until no goroutine started by
 // the runs of t's drill (those labelled drillOf(t)) is left, and fails with
-// their stacks when some still are after 5 s. Counting only the labelled
+// their stacks when some still are after hangBound. Counting only the labelled
 // goroutines, not the process's, lets the drills run in parallel with the
 // package's other tests.
 func goroutineCheck(t *testing.T) func() {
 	want := fmt.Sprintf("%q:%q", drillLabel, drillOf(t))
 	return func() {
 		t.Helper()
-		deadline := time.Now().Add(5 * time.Second)
+		deadline := time.Now().Add(hangBound)
 		for {
 			left := labelledGoroutines(want)
 			if len(left) == 0 {

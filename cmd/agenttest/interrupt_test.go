@@ -122,10 +122,10 @@ func startSlowRun(t *testing.T, out string) (*exec.Cmd, *syncBuffer, *syncBuffer
 }
 
 // waitUntil waits until what b holds satisfies cond, checking again at
-// each write to b; it fails the test after d.
-func waitUntil(t *testing.T, b *syncBuffer, d time.Duration, what string, cond func(string) bool) {
+// each write to b; it fails the test after hangBound.
+func waitUntil(t *testing.T, b *syncBuffer, what string, cond func(string) bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), d)
+	ctx, cancel := context.WithTimeout(context.Background(), hangBound)
 	defer cancel()
 	if _, err := b.await(ctx, cond); err != nil {
 		t.Fatalf("timed out waiting for %s", what)
@@ -133,8 +133,8 @@ func waitUntil(t *testing.T, b *syncBuffer, d time.Duration, what string, cond f
 }
 
 // exitStatus waits for the child and returns its exit code, failing the
-// test when it does not end within d.
-func exitStatus(t *testing.T, cmd *exec.Cmd, d time.Duration) int {
+// test when it does not end within hangBound.
+func exitStatus(t *testing.T, cmd *exec.Cmd) int {
 	t.Helper()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -147,10 +147,10 @@ func exitStatus(t *testing.T, cmd *exec.Cmd, d time.Duration) int {
 			return ee.ExitCode()
 		}
 		t.Fatalf("wait: %v", err)
-	case <-time.After(d):
+	case <-time.After(hangBound):
 		cmd.Process.Kill()
 		<-done
-		t.Fatalf("agenttest did not exit within %s of the signal", d)
+		t.Fatalf("agenttest did not exit within %s", hangBound)
 	}
 	return -1
 }
@@ -162,11 +162,11 @@ func TestSignalMidRun(t *testing.T) {
 			out := t.TempDir()
 			cmd, stdout, stderr := startSlowRun(t, out)
 			// Some verdicts are in, many cases are still to come.
-			waitUntil(t, stdout, 60*time.Second, "a first verdict", func(out string) bool { return strings.Contains(out, "\nPASS ") })
+			waitUntil(t, stdout, "a first verdict", func(out string) bool { return strings.Contains(out, "\nPASS ") })
 			if err := cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
 			}
-			if code := exitStatus(t, cmd, 10*time.Second); code != exitInterrupted {
+			if code := exitStatus(t, cmd); code != exitInterrupted {
 				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitInterrupted, stdout, stderr)
 			}
 			if !strings.Contains(stderr.String(), "interrupted: stopping the run and writing reports") {
@@ -216,13 +216,13 @@ func TestSecondSignalExitsAtOnce(t *testing.T) {
 		t.Skipf("no named pipes here: %v", err)
 	}
 	cmd, stdout, stderr := startSlowRun(t, out)
-	waitUntil(t, stdout, 60*time.Second, "a first verdict", func(out string) bool { return strings.Contains(out, "\nPASS ") })
+	waitUntil(t, stdout, "a first verdict", func(out string) bool { return strings.Contains(out, "\nPASS ") })
 	cmd.Process.Signal(syscall.SIGINT)
-	waitUntil(t, stdout, 10*time.Second, "the summary of the interrupted run", func(out string) bool { return strings.Contains(out, "run interrupted:") })
+	waitUntil(t, stdout, "the summary of the interrupted run", func(out string) bool { return strings.Contains(out, "run interrupted:") })
 	// Signals of one kind do not queue: send the second once the first
 	// has been handled, as a user pressing Ctrl-C again would.
 	cmd.Process.Signal(syscall.SIGINT)
-	if code := exitStatus(t, cmd, 5*time.Second); code != exitInterrupted {
+	if code := exitStatus(t, cmd); code != exitInterrupted {
 		t.Fatalf("exit %d, want %d\nstderr:\n%s", code, exitInterrupted, stderr)
 	}
 	if s := stderr.String(); !strings.Contains(s, "interrupted again: exiting without waiting") {
@@ -249,7 +249,7 @@ func TestConsoleReaderGoesAway(t *testing.T) {
 		}
 	}
 	r.Close()
-	if code := exitStatus(t, cmd, 60*time.Second); code != exitFailed {
+	if code := exitStatus(t, cmd); code != exitFailed {
 		t.Fatalf("exit %d, want %d (the run's own)\nstderr:\n%s", code, exitFailed, stderr)
 	}
 	// The run's note of what its statistical scenario may cost is all
@@ -281,7 +281,7 @@ func TestConsoleReaderGoneCompareGate(t *testing.T) {
 	noReader := func(args ...string) {
 		t.Helper()
 		cmd, _, stderr := startPiped(t, processEnv(t, out), true, args...)
-		if code := exitStatus(t, cmd, 60*time.Second); code != exitOK || stderr.String() != "" {
+		if code := exitStatus(t, cmd); code != exitOK || stderr.String() != "" {
 			t.Errorf("agenttest %s: exit %d, want 0\nstderr:\n%s", strings.Join(args, " "), code, stderr)
 		}
 	}
@@ -307,7 +307,7 @@ func TestConsoleReaderGoneReaders(t *testing.T) {
 	out := t.TempDir()
 	report := filepath.Join(out, "r.json")
 	cmd, _, stderr := startPiped(t, processEnv(t, out), true, "run", "examples/compare", "--name", "books a table", "--json", report)
-	if code := exitStatus(t, cmd, 60*time.Second); code != exitOK {
+	if code := exitStatus(t, cmd); code != exitOK {
 		t.Fatalf("run: exit %d\nstderr:\n%s", code, stderr)
 	}
 	for _, args := range [][]string{
@@ -321,7 +321,7 @@ func TestConsoleReaderGoneReaders(t *testing.T) {
 		t.Run(strings.ReplaceAll(strings.Join(args, " "), report, "r.json"), func(t *testing.T) {
 			t.Parallel()
 			cmd, _, stderr := startPiped(t, processEnv(t, out), true, args...)
-			if code := exitStatus(t, cmd, 60*time.Second); code != exitOK || stderr.String() != "" {
+			if code := exitStatus(t, cmd); code != exitOK || stderr.String() != "" {
 				t.Errorf("agenttest %s: exit %d, want 0\nstderr:\n%s", strings.Join(args, " "), code, stderr)
 			}
 		})

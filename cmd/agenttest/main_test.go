@@ -129,9 +129,17 @@ func shortSleep(ctx context.Context, d time.Duration) error {
 	return platform.Sleep(ctx, min(d, time.Millisecond))
 }
 
+// hangBound bounds the tests' waits for what must happen (an exit, a
+// line of output, the end of goroutines): it ends a test of a broken
+// build with a message rather than at go test's timeout. It times
+// nothing, so it is far above what the slowest loaded machine needs: the
+// shorter bounds (5 s, 10 s) some waits had could be missed under -race
+// with the tree's packages running side by side.
+const hangBound = 60 * time.Second
+
 func (c *cli) run(t *testing.T) int {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangBound)
 	defer cancel()
 	return exitCode(run(ctx, c.st), c.stderr)
 }
@@ -1359,7 +1367,7 @@ func (c *cli) exitedInterrupted(t *testing.T) {
 		if code != exitInterrupted {
 			t.Errorf("Exit(%d), want %d", code, exitInterrupted)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(hangBound):
 		t.Fatal("a second interrupt did not exit")
 	}
 }
@@ -1399,7 +1407,7 @@ func TestSecondInterruptRemovesTheTemporaryReport(t *testing.T) {
 	go func() { done <- c.run(t) }()
 	select {
 	case <-writing:
-	case <-time.After(30 * time.Second):
+	case <-time.After(hangBound):
 		close(release)
 		t.Fatalf("the report was never written\n%s", c.stderr)
 	}
@@ -1513,7 +1521,7 @@ func TestPendingSecondInterruptWins(t *testing.T) {
 			if code != exitInterrupted {
 				t.Fatalf("round %d: Exit(%d), want %d", i, code, exitInterrupted)
 			}
-		case <-time.After(5 * time.Second):
+		case <-time.After(hangBound):
 			t.Fatalf("round %d: the pending second interrupt was lost to the end of the run", i)
 		}
 	}

@@ -46,9 +46,9 @@ func TestSimilarScoresShown(t *testing.T) {
 	}
 	// The draws of the small talk vary with the order of the sessions:
 	// the spread is read as a form, and checked against the scores.
-	spreadLine := regexp.MustCompile(`\(\d+ of 10 runs passed \(\d+%\), 30% required, \d+ms\)\n    (similar at ` + regexp.QuoteMeta(file) +
+	spreadLine := regexp.MustCompile(`\(\d+ of 10 runs passed \(\d+%\), 30% required, ` + caseDuration + `\)\n    (similar at ` + regexp.QuoteMeta(file) +
 		`:27:13 over 10 runs: lowest 0\.\d\d, median 0\.\d\d, highest 0\.\d\d; \d+ below the threshold 0\.60)\n`)
-	nearLine := regexp.MustCompile(`:7 passes near the threshold \(\d+ms\)\n    ` + regexp.QuoteMeta(near) + "\n")
+	nearLine := regexp.MustCompile(`:7 passes near the threshold \(` + caseDuration + `\)\n    ` + regexp.QuoteMeta(near) + "\n")
 	t.Run("console", func(t *testing.T) {
 		for _, tty := range []bool{false, true} {
 			console, _ := run(t, tty, "--no-color")

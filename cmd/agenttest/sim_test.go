@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 )
 
 // startSim runs `agenttest sim args...` until the test ends and returns
@@ -20,8 +19,8 @@ func startSim(t *testing.T, args ...string) string {
 	out, errOut := &syncBuffer{}, &syncBuffer{}
 	st := &State{Stdout: out, Stderr: errOut, Env: map[string]string{}, Dir: "."}
 	// The wait for the output ends when runSim returns early too; its
-	// 10 s bound is for a broken build.
-	wait, stop := context.WithTimeout(context.Background(), 10*time.Second)
+	// bound is for a broken build.
+	wait, stop := context.WithTimeout(context.Background(), hangBound)
 	defer stop()
 	done := make(chan error, 1)
 	go func() {
@@ -41,7 +40,7 @@ func startSim(t *testing.T, args ...string) string {
 			done <- err
 			t.Fatalf("runSim returned early: %v (stderr %s)", err, errOut.String())
 		default:
-			t.Fatal("no output from runSim in 10 s")
+			t.Fatalf("no output from runSim in %s", hangBound)
 		}
 	}
 	return first

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // webhookSuite confirms a webhook, so the run registers its endpoint.
@@ -102,7 +101,7 @@ func stallingServer(t *testing.T, onRequest func()) *httptest.Server {
 // without a bound on its calls, the deadline is what ends it, as an
 // interrupt (exit 130).
 func runUnlessStalled(c *cli) (code int, out string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangBound)
 	defer cancel()
 	code = exitCode(run(ctx, c.st), c.stderr)
 	return code, c.stdout.String() + c.stderr.String()

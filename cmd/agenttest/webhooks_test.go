@@ -23,10 +23,10 @@ import (
 )
 
 // waitFor waits until what b holds matches re, checking again at each
-// write to b, and returns the match; it fails the test after 10 s.
+// write to b, and returns the match; it fails the test after hangBound.
 func waitFor(t *testing.T, b *syncBuffer, re *regexp.Regexp) []string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangBound)
 	defer cancel()
 	out, err := b.await(ctx, re.MatchString)
 	if err != nil {
@@ -314,7 +314,7 @@ func TestWebhooksListenEscapesEventData(t *testing.T) {
 func startListener(c *cli) <-chan int {
 	done := make(chan int, 1)
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), hangBound)
 		defer cancel()
 		done <- exitCode(run(ctx, c.st), c.stderr)
 	}()
@@ -331,7 +331,7 @@ func stopListener(t *testing.T, c *cli, done <-chan int) {
 		if code != exitOK {
 			t.Fatalf("exit %d: %s", code, c.stderr)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(hangBound):
 		t.Fatal("listener did not stop on interrupt")
 	}
 }
