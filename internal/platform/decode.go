@@ -396,6 +396,51 @@ func describeDecodeError(err error) error {
 	return err
 }
 
+// sentTwice reports a member of the object body sent more than once with
+// different values, under one of names or a spelling encoding/json takes
+// for it (it matches keys case-insensitively). Decoding keeps the last,
+// so a reply that says "response": "Hello" and then "response": "Bye"
+// would be judged on one of two answers the platform gave at once:
+// a contradictory reply is the platform's error, never a verdict on the
+// agent. The same value twice says one thing, and is read. The reference
+// is silent on duplicate members (JSON leaves them to the reader):
+// docs/reliability.md, "Hostile platforms", says what agenttest does.
+// A body that is not an object is left to the decoder's own error.
+func sentTwice(body []byte, names []string) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	var seen map[string]json.RawMessage
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		key, _ := t.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil
+		}
+		i := slices.IndexFunc(names, func(n string) bool { return strings.EqualFold(n, key) })
+		if i < 0 {
+			continue
+		}
+		var compact bytes.Buffer
+		if json.Compact(&compact, v) != nil {
+			return nil
+		}
+		if seen == nil {
+			seen = map[string]json.RawMessage{}
+		}
+		if first, ok := seen[names[i]]; ok && !bytes.Equal(first, compact.Bytes()) {
+			return fmt.Errorf("field %q is sent twice, with different values", names[i])
+		}
+		seen[names[i]] = compact.Bytes()
+	}
+	return nil
+}
+
 // missing builds the error for absent required members.
 func missing(where string, names []string) error {
 	if len(names) == 0 {
