@@ -147,9 +147,7 @@ func decodeDeployment(body []byte) (*Deployment, error) {
 			Deployment json.RawMessage `json:"deployment"`
 			Data       json.RawMessage `json:"data"`
 		}
-		if err := json.Unmarshal(body, &top); err != nil {
-			return nil, describeDecodeError(err)
-		}
+		_ = json.Unmarshal(body, &top) // it decoded above, and cannot fail here
 		for _, nested := range []struct {
 			name string
 			raw  json.RawMessage

@@ -156,6 +156,8 @@ func TestErrorBesideATurnResult(t *testing.T) {
 			"POST /v1/agents/a1/debug-chat/c1: 200: " + result + `,"Success":"false"}`},
 		{"another conversation's id last", result + `,"ConversationID":"c2"}`,
 			`POST /v1/agents/a1/debug-chat/c1: 200: malformed response: field "conversationId" is sent twice, with different values`},
+		{"a reply twice in the envelope", `{"success":true,"data":` + result + `,"response":"Goodbye"}}`,
+			`POST /v1/agents/a1/debug-chat/c1: 200: malformed response: field "response" is sent twice, with different values`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
