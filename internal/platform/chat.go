@@ -298,13 +298,18 @@ func (c *Client) decodeWireTurn(rq *call, status int, body []byte, attempts int)
 			Attempts: attempts, Body: keepBody(c.red, body),
 		}
 	}
+	turn := body
 	if !w.ConversationID.Set && len(w.Data) > 0 && w.Data[0] == '{' {
 		// {"success": true, "data": {...turn result...}}
 		var inner wireTurn
 		if err := json.Unmarshal(w.Data, &inner); err != nil {
 			return nil, c.responseError(rq, status, body, describeDecodeError(err))
 		}
-		w = inner
+		w, turn = inner, w.Data
+	}
+	// fastTurn leaves a body with a member sent twice to this path.
+	if err := sentTwice(turn, turnMemberNames[:]); err != nil {
+		return nil, c.responseError(rq, status, body, err)
 	}
 	// The texts stay tolerated as null (read as empty, as other
 	// implementations send an empty reply); a null metadata or flag

@@ -396,6 +396,41 @@ func describeDecodeError(err error) error {
 	return err
 }
 
+// sentTwice reports a member of the object body sent more than once with
+// different values, under one of names or a spelling encoding/json takes
+// for it (it matches keys case-insensitively). Decoding keeps the last,
+// so a reply that says "response": "Hello" and then "response": "Bye"
+// would be judged on one of two answers the platform gave at once:
+// a contradictory reply is the platform's error, never a verdict on the
+// agent. The same value twice says one thing, and is read. The reference
+// is silent on duplicate members (JSON leaves them to the reader):
+// docs/reliability.md, "Hostile platforms", says what agenttest does.
+// body has been decoded already, as an object: its reading cannot fail,
+// and were it to, More ends the loop.
+func sentTwice(body []byte, names []string) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	_, _ = dec.Token() // {
+	seen := map[string][]byte{}
+	for dec.More() {
+		t, _ := dec.Token()
+		key, _ := t.(string)
+		var v json.RawMessage
+		_ = dec.Decode(&v)
+		i := slices.IndexFunc(names, func(n string) bool { return strings.EqualFold(n, key) })
+		if i < 0 {
+			continue
+		}
+		// The same value in other white space says the same.
+		var compact bytes.Buffer
+		_ = json.Compact(&compact, v)
+		if first, ok := seen[names[i]]; ok && !bytes.Equal(first, compact.Bytes()) {
+			return fmt.Errorf("field %q is sent twice, with different values", names[i])
+		}
+		seen[names[i]] = compact.Bytes()
+	}
+	return nil
+}
+
 // missing builds the error for absent required members.
 func missing(where string, names []string) error {
 	if len(names) == 0 {

@@ -603,7 +603,7 @@ func TestRawMetadataSharesBody(t *testing.T) {
 	for _, body := range []string{
 		goodTurn,
 		`{"success":true,"data":` + goodTurn + `}`,
-		`{"conversationId":"c0","conversationId":"c1","userInput":"","response":"","metadata":{"currentNode":"n"},"conversationEnded":false,"delayedResponse":false}`,
+		`{"conversationId":"c1","conversationId":"c1","userInput":"","response":"","metadata":{ "currentNode": "n" },"metadata":{"currentNode":"n"},"conversationEnded":false,"delayedResponse":false}`,
 	} {
 		b := []byte(body)
 		res, err := c.decodeTurn(rq, 200, b, 1)

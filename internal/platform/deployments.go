@@ -33,7 +33,9 @@ import (
 //     bytes), is the platform's error (ResponseError), never evidence:
 //     the id is printed on the console, in the gate's verdict and in
 //     every report, and names what is promoted, and the version is
-//     printed beside it.
+//     printed beside it. So is one that sends a member it is read by
+//     twice with different values (deploymentNames): it names two
+//     deployments at once.
 //   - The environment is asked for with the query parameter
 //     DeploymentEnvParam (?environment=pre-release); sandbox is asked for
 //     without it, exactly as the reference describes the call. A platform
@@ -133,16 +135,19 @@ func (c *Client) ActiveDeployment(ctx context.Context, agentID, env string) (*De
 // decodeDeployment reads a deployments/active reply: the deployment at the
 // top level, or under "deployment" or "data".
 func decodeDeployment(body []byte) (*Deployment, error) {
-	var top struct {
-		wireDeployment
-		Deployment json.RawMessage `json:"deployment"`
-		Data       json.RawMessage `json:"data"`
+	// Two decodings, not one of a struct embedding wireDeployment: the
+	// error of an embedded field names the Go type (field
+	// "wireDeployment.id"), which says nothing to whoever reads it.
+	var w wireDeployment
+	if err := decodeDeploymentIn(body, &w); err != nil {
+		return nil, err
 	}
-	if err := json.Unmarshal(body, &top); err != nil {
-		return nil, describeDecodeError(err)
-	}
-	w := top.wireDeployment
 	if w.id() == "" {
+		var top struct {
+			Deployment json.RawMessage `json:"deployment"`
+			Data       json.RawMessage `json:"data"`
+		}
+		_ = json.Unmarshal(body, &top) // it decoded above, and cannot fail here
 		for _, nested := range []struct {
 			name string
 			raw  json.RawMessage
@@ -151,8 +156,8 @@ func decodeDeployment(body []byte) (*Deployment, error) {
 				continue
 			}
 			var inner wireDeployment
-			if err := json.Unmarshal(nested.raw, &inner); err != nil {
-				return nil, fmt.Errorf("%s: %w", nested.name, describeDecodeError(err))
+			if err := decodeDeploymentIn(nested.raw, &inner); err != nil {
+				return nil, fmt.Errorf("%s: %w", nested.name, err)
 			}
 			if inner.id() != "" {
 				w = inner
@@ -180,6 +185,19 @@ func decodeDeployment(body []byte) (*Deployment, error) {
 		d.CreatedAt = w.CreatedAtAlt.V
 	}
 	return d, nil
+}
+
+// deploymentNames are the members of a deployment a reply is read by.
+var deploymentNames = []string{"id", "deployment_id", "deploymentId", "version", "environment", "env"}
+
+// decodeDeploymentIn decodes one object holding a deployment into w. A
+// member of it sent twice with different values names two deployments
+// (or environments) at once, and which one the run tested is unknown.
+func decodeDeploymentIn(body []byte, w *wireDeployment) error {
+	if err := json.Unmarshal(body, w); err != nil {
+		return describeDecodeError(err)
+	}
+	return sentTwice(body, deploymentNames)
 }
 
 // maxDeploymentID bounds a deployment id and its version. The reference

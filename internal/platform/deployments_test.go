@@ -85,7 +85,17 @@ func TestActiveDeploymentShapes(t *testing.T) {
 		{name: "no id", body: `{"version":"1.2"}`, wantErr: `no deployment id`},
 		{name: "null", body: `null`, wantErr: `no deployment id`},
 		{name: "array", body: `[{"id":"dep-1"}]`, wantErr: `deployments/active: 200: malformed response: expected an object, got array`},
-		{name: "id of the wrong type", body: `{"id":{"v":1}}`, wantErr: `deployments/active`},
+		{name: "id of the wrong type", body: `{"id":{"v":1}}`, wantErr: `deployments/active: 200: malformed response: field "id": expected a string, got object`},
+		// A member sent twice with different values names two
+		// deployments; the same value twice, in any white space, one.
+		{name: "two ids", body: `{"id":"dep-1","id":"dep-2"}`, wantErr: `malformed response: field "id" is sent twice, with different values`},
+		{name: "two deployment_ids", body: `{"deployment_id":"dep-1","deployment_id":"dep-2"}`, wantErr: `field "deployment_id" is sent twice`},
+		{name: "two deploymentIds", body: `{"deploymentId":"dep-1","DeploymentID":"dep-2"}`, wantErr: `field "deploymentId" is sent twice`},
+		{name: "two versions", body: `{"id":"dep-1","version":"1.2","version":"1.3"}`, wantErr: `field "version" is sent twice`},
+		{name: "two environments", body: `{"id":"dep-1","environment":"sandbox","Environment":"live"}`, wantErr: `field "environment" is sent twice`},
+		{name: "two envs", body: `{"id":"dep-1","env":"sandbox","ENV":"live"}`, wantErr: `field "env" is sent twice`},
+		{name: "two ids under data", body: `{"data":{"id":"dep-1","id":"dep-2"}}`, wantErr: `malformed response: data: field "id" is sent twice`},
+		{name: "the same id twice", body: `{"id":"dep-1","version":1.2,"version":1.2,"id": "dep-1"}`, want: "dep-1", wantVersion: "1.2"},
 		// An id is printed on the console and in every report: one
 		// that could drive a terminal or flood the output is refused.
 		{name: "id with an escape sequence", body: `{"id":"dep-\u001b[31mred\u001b]0;title\u0007"}`,

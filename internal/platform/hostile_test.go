@@ -139,8 +139,9 @@ func TestResultOfAnotherConversation(t *testing.T) {
 // result and also says it failed, or holds a member twice under
 // spellings encoding/json takes for one, is read as the general decoding
 // path reads it, whatever the spelling: the platform's error (an
-// APIError), or the last of the spellings, and never the turn result it
-// seems to be at first sight.
+// APIError), or, for a member sent twice with different values, its
+// malformed answer (sentTwice), and never the turn result it seems to
+// be at first sight.
 func TestErrorBesideATurnResult(t *testing.T) {
 	t.Parallel()
 	result := strings.TrimSuffix(turnBody(`{}`), "}") // about conversation c1
@@ -154,7 +155,9 @@ func TestErrorBesideATurnResult(t *testing.T) {
 		{"Success false alone", result + `,"Success":"false"}`,
 			"POST /v1/agents/a1/debug-chat/c1: 200: " + result + `,"Success":"false"}`},
 		{"another conversation's id last", result + `,"ConversationID":"c2"}`,
-			`POST /v1/agents/a1/debug-chat/c1: 200: malformed response: conversationId is "c2", and the call was about conversation "c1"`},
+			`POST /v1/agents/a1/debug-chat/c1: 200: malformed response: field "conversationId" is sent twice, with different values`},
+		{"a reply twice in the envelope", `{"success":true,"data":` + result + `,"response":"Goodbye"}}`,
+			`POST /v1/agents/a1/debug-chat/c1: 200: malformed response: field "response" is sent twice, with different values`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -71,8 +71,10 @@ var (
 	// membersDelayed flag a holding message (the simulator's delayed).
 	// The reference shows no such flag: the transcript shows it, and no
 	// check reads it (assert.NotOverMessaging).
-	membersDelayed      = []string{"delayed", "is_delayed", "isDelayed"}
-	membersTyping       = []string{"typing", "is_typing", "isTyping", "active"}
+	membersDelayed = []string{"delayed", "is_delayed", "isDelayed"}
+	// membersTyping say whether the agent is typing, as a flag or a
+	// word (typingOn); the first of them present decides.
+	membersTyping       = []string{"typing", "is_typing", "isTyping", "active", "state", "status"}
 	membersLevel        = []string{"level", "severity"}
 	membersSystemText   = []string{"message", "text", "content"}
 	membersBatch        = []string{"events", "items", "history"}
@@ -149,8 +151,12 @@ func (f *eventForms) classify(e *MessagingEvent, client *MessagingClientEvents) 
 	e.Kind = f.kind(e.Type, client)
 	p := payloadObject(e.Payload)
 	if f.typing[e.Type] {
+		on, err := typingOn(p)
+		if err != nil {
+			return fmt.Errorf("%s: %w", typeText(e.Type), err)
+		}
 		e.Kind = EventTypingStop
-		if on, ok := p.boolean(membersTyping...); ok && on || p.str("state") == "start" {
+		if on {
 			e.Kind = EventTypingStart
 		}
 	}
@@ -487,6 +493,47 @@ func (p payloadMembers) quoted(names ...string) string {
 		}
 	}
 	return ""
+}
+
+// The words a typing indicator's member may say it with (typingOn),
+// besides true and false: the reference shows no payload of the event.
+var (
+	typingOnWords  = []string{"true", "1", "on", "start", "started", "starting", "typing", "active", "composing"}
+	typingOffWords = []string{"false", "0", "off", "stop", "stopped", "end", "ended", "idle", "inactive", "paused", "done", ""}
+)
+
+// typingOn reads whether a typing indicator event (of a type that says
+// neither in its name) says the agent is typing: by the first of
+// membersTyping it holds, a flag (true, "true", 1) or a word ("start",
+// "on", "typing"). One that holds none of them says the indicator is
+// off, as it did before the members were read. One whose member says
+// neither is the platform's error: read as off, a typing indicator that
+// came on between two messages of one answer completed it at the first,
+// and the agent failed on half its answer; read as on, an answer
+// would wait out its turn timeout.
+func typingOn(p payloadMembers) (bool, error) {
+	for _, n := range membersTyping {
+		v := bytes.TrimSpace(p[n])
+		if len(v) == 0 || string(v) == "null" {
+			continue
+		}
+		word := string(v)
+		if v[0] == '"' {
+			word = strings.ToLower(strings.TrimSpace(scalarText(v)))
+		}
+		switch {
+		case slices.Contains(typingOnWords, word):
+			return true, nil
+		case slices.Contains(typingOffWords, word):
+			return false, nil
+		}
+		shown := string(v)
+		if v[0] == '"' {
+			shown = scalarText(v)
+		}
+		return false, fmt.Errorf("payload.%s is %s, which says neither that the agent is typing nor that it stopped", n, clipID(shown))
+	}
+	return false, nil
 }
 
 // boolean returns the first of the members that is a boolean.

@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -922,6 +923,9 @@ func TestMessagingEventReading(t *testing.T) {
 		{name: "typing off by state", event: `{"id":"e1","type":"EVENT_TYPE_AGENT_TYPING","payload":{"state":"stop"}}`, want: `typing_stop`},
 		{name: "typing as a string", event: `{"id":"e1","type":"EVENT_TYPE_AGENT_TYPING","payload":{"isTyping":"true"}}`, want: `typing_start`},
 		{name: "typing off as a string", event: `{"id":"e1","type":"EVENT_TYPE_AGENT_TYPING","payload":{"active":"false"}}`, want: `typing_stop`},
+		{name: "typing without a member", event: `{"id":"e1","type":"EVENT_TYPE_AGENT_TYPING","payload":{"who":"agent"}}`, want: `typing_stop`},
+		{name: "typing by a null flag, then a state", event: `{"id":"e1","type":"EVENT_TYPE_AGENT_TYPING","payload":{"typing":null,"state":"Typing"}}`, want: `typing_start`},
+		{name: "typing by a flag before a state", event: `{"id":"e1","type":"EVENT_TYPE_AGENT_TYPING","payload":{"is_typing":0,"state":"typing"}}`, want: `typing_stop`},
 		// Streams: a final chunk under each of its members.
 		{name: "a final chunk by is_final", event: `{"id":"e1","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"messageId":"m","delta":"Hi.","is_final":true}}`,
 			want: `agent_chunk text="Hi." id="m" final`, reply: "Hi. Hello."},
@@ -957,6 +961,19 @@ func TestMessagingEventReading(t *testing.T) {
 			want: `joined`},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+	// Every word a typing indicator may say it with, in the state
+	// member and a letter case of their own.
+	for word, want := range map[string]string{
+		"on": "typing_start", "Start": "typing_start", "started": "typing_start", "starting": "typing_start",
+		"TYPING": "typing_start", "active": "typing_start", "composing": "typing_start", " true ": "typing_start", "1": "typing_start",
+		"off": "typing_stop", "STOP": "typing_stop", "stopped": "typing_stop", "end": "typing_stop", "ended": "typing_stop",
+		"idle": "typing_stop", "inactive": "typing_stop", "paused": "typing_stop", "done": "typing_stop", "": "typing_stop",
+		"false": "typing_stop", "0": "typing_stop",
+	} {
+		t.Run("typing state "+strconv.Quote(word), func(t *testing.T) {
+			run(t, testCase{event: `{"id":"e1","type":"EVENT_TYPE_AGENT_TYPING","payload":{"state":` + strconv.Quote(word) + `}}`, want: want})
+		})
 	}
 }
 

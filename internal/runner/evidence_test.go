@@ -198,6 +198,17 @@ func TestDeploymentReadFailures(t *testing.T) {
 		{name: "not served", status: http.StatusNotFound, body: `{"message":"not found"}`, want: result.RunPassed, note: "does not serve"},
 		{name: "another environment", status: http.StatusOK, body: `{"id":"dep-1","environment":"pre-release"}`, want: result.RunPassed, note: "answered with its pre-release deployment"},
 		{name: "no id", status: http.StatusOK, body: `{"version":"1"}`, want: result.RunPassed, note: "read failed"},
+		// Another implementation's forms that name no deployment: the
+		// member as the reply spells it, not as the client's Go type
+		// does; two ids at once.
+		{name: "id an object", status: http.StatusOK, body: `{"id":{"value":"dep-1"}}`, want: result.RunPassed,
+			note: `read failed: GET /v1/agents/restaurant/deployments/active: 200: malformed response: field "id": expected a string, got object`},
+		{name: "nested id an object", status: http.StatusOK, body: `{"deployment":{"id":["dep-1"]}}`, want: result.RunPassed,
+			note: `200: malformed response: deployment: field "id": expected a string, got array`},
+		{name: "two ids", status: http.StatusOK, body: `{"id":"dep-1","environment":"sandbox","id":"dep-2"}`, want: result.RunPassed,
+			note: `200: malformed response: field "id" is sent twice, with different values`},
+		{name: "two environments", status: http.StatusOK, body: `{"data":{"id":"dep-1","env":"sandbox","ENV":"live"}}`, want: result.RunPassed,
+			note: `200: malformed response: data: field "env" is sent twice, with different values`},
 		{name: "key refused", status: http.StatusUnauthorized, body: `{"message":"bad key"}`, want: result.RunErrored, note: "not read", stop: result.StopCredentials},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })

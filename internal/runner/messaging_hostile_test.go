@@ -175,9 +175,31 @@ func TestMessagingHostileVerdicts(t *testing.T) {
 				platformtest.Chunk("4", "m", "is 0.", true),
 				platformtest.Message("5", "m", "I cannot say.")}, status: result.Errored,
 			want: `the platform streamed one text and sent another as the whole message`},
+		// A typing indicator in the forms of another implementation (the
+		// reference shows no payload of it), on again between the two
+		// messages of one answer: it holds the answer for the second.
+		// Read as off, it completed the answer at the first, and the
+		// agent failed on half of it ("Your balance").
+		{name: "a typing indicator on again by a state word", answer: typingBetween(`{"state":"started"}`), status: result.Passed},
+		{name: "a typing indicator on again by a status word", answer: typingBetween(`{"status":"typing"}`), status: result.Passed},
+		{name: "a typing indicator on again as on", answer: typingBetween(`{"typing":"ON"}`), status: result.Passed},
+		{name: "a typing indicator on again as 1", answer: typingBetween(`{"is_typing":1}`), status: result.Passed},
+		{name: "a typing indicator that says neither", answer: typingBetween(`{"state":"maybe"}`), status: result.Errored,
+			want: `WS /ws: 101: malformed response: EVENT_TYPE_AGENT_TYPING: payload.state is "maybe", which says neither that the agent is typing nor that it stopped`},
+		{name: "a typing indicator whose flag is an object", answer: typingBetween(`{"typing":{"on":true}}`), status: result.Errored,
+			want: `EVENT_TYPE_AGENT_TYPING: payload.typing is "{\"on\":true}", which says neither`},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
+}
+
+// typingBetween is an answer in two messages with a typing indicator of
+// payload between them, as EVENT_TYPE_AGENT_TYPING, whose payload says
+// whether it is on or off.
+func typingBetween(payload string) []platformtest.Frame {
+	return []platformtest.Frame{platformtest.Message("3", "", "Your balance"),
+		{Data: `{"id":"t","type":"EVENT_TYPE_AGENT_TYPING","payload":` + payload + `}`},
+		platformtest.Message("4", "", "is 0.")}
 }
 
 // TestMessagingEndBetweenTurns: a session end that arrives after a turn
