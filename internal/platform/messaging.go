@@ -300,6 +300,9 @@ type MessagingSession struct {
 	joinedAgent    string // JoinedAs
 	joinedEnv      string
 	echoes         bool // the platform echoes client events
+	// echoesMessages: the platform echoed a user message of this
+	// session, so a user message's answer comes after its echo.
+	echoesMessages bool
 	typingOn       bool // the agent's typing indicator is on
 	ended          bool
 	endReason      string

@@ -513,6 +513,7 @@ func (m *MessagingSession) add(e MessagingEvent, turn *MessagingTurn, st *turnSt
 			m.echoes = true
 			if st != nil && id == st.clientID {
 				st.acked = true
+				m.echoesMessages = m.echoesMessages || st.typ == m.events.UserMessage
 			}
 		}
 	case EventJoined:
@@ -537,7 +538,7 @@ func (m *MessagingSession) add(e MessagingEvent, turn *MessagingTurn, st *turnSt
 		if r.Complete {
 			m.maskAcross(turn, i)
 		}
-		if completed && st != nil {
+		if completed && st != nil && m.heard(st) {
 			st.answer(at)
 		}
 	case EventSystem:
@@ -781,6 +782,19 @@ func (m *MessagingSession) sameConversation(e MessagingEvent) error {
 			typeText(e.Type), clipID(e.ConversationID), clipID(m.conversationID))
 	}
 	return nil
+}
+
+// heard reports whether a message now can answer st's client event. On a
+// platform that echoed an earlier user message, a message before the echo
+// of this one is the tail of the answer before (an agent that turned its
+// typing indicator off between two messages, the turn before completed
+// at the first): it is part of this turn's reply, as it arrived in it,
+// but the turn waits for its own answer, where it would have completed
+// on the other's typing indicator going off and left its own answer to
+// the turn after. A platform that echoes no user message cannot tell
+// the two apart.
+func (m *MessagingSession) heard(st *turnState) bool {
+	return st.acked || !m.echoesMessages || st.typ != m.events.UserMessage
 }
 
 // turnState tracks the completion of one answer.

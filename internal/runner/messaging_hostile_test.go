@@ -1137,3 +1137,48 @@ func TestMessagingNotRecordedNamesTheConnector(t *testing.T) {
 		t.Fatalf("%s, want errored, naming the connector%s", c.Status, describe(c))
 	}
 }
+
+// TestMessagingTailBeforeEcho: an agent that turned its typing indicator
+// off between the two messages of one answer, on a platform that echoes
+// user messages, sends the second message (and its typing indicator's
+// end) before the platform takes the next user message. Those belong to
+// the turn they arrived in, but do not answer it: the turn waits for its
+// own answer after its echo, so its reply is the earlier answer's tail
+// and then its own, the documented symptom of a split answer without
+// messaging_quiet, where it completed on the tail and left its answer to
+// no turn.
+func TestMessagingTailBeforeEcho(t *testing.T) {
+	t.Parallel()
+	p := platformtest.StartMessaging(t, func(n int, event []byte) []platformtest.Frame {
+		stop := func(id string) platformtest.Frame { return platformtest.TypingStop(id) }
+		echo := platformtest.Echo(n, event)
+		switch n {
+		case 1:
+			return []platformtest.Frame{echo, platformtest.Joined("1", "c-1"), platformtest.Message("2", "", "Welcome."), stop("3")}
+		case 2:
+			return []platformtest.Frame{echo, platformtest.Message("4", "", "Let me check."), stop("5")}
+		case 3:
+			return []platformtest.Frame{platformtest.Message("6", "", "Your bill is £84.20."), stop("7"),
+				echo, platformtest.Message("8", "", "We open at 9."), stop("9")}
+		}
+		return nil
+	})
+	c := runOne(t, hostileOptions(p), `suite: s
+agent: billing
+via: messaging
+scenarios:
+  - name: gives the hours after the bill
+    turns:
+      - say: my bill
+      - say: hours
+        expect: {response: {equals: "We open at 9."}}
+`)
+	a := c.Last()
+	const want = "Your bill is £84.20. We open at 9."
+	if c.Status != result.Failed || len(a.Failures) != 1 || a.Failures[0].Actual != want {
+		t.Fatalf("status %s, failures %+v; want turn 2 to fail on %q%s", c.Status, a.Failures, want, describe(c))
+	}
+	if got := a.Turns[2].Messaging.CompletedBy; got != "typing" {
+		t.Errorf("turn 2 completed by %q, want its own answer's typing indicator", got)
+	}
+}
