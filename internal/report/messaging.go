@@ -163,9 +163,8 @@ func (d detail) messagesLine(m *reply.Messaging) string {
 		case "echo":
 			echoAt = len(msgs)
 		case "typing_stop":
-			if len(msgs) > 0 {
-				stop = e.Timestamp
-			}
+			// One before the first message makes a gap no line shows.
+			stop = e.Timestamp
 		case "typing_start":
 			if stop != "" {
 				gap, stop = typingGap(stop, e.Timestamp), ""

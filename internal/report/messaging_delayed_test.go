@@ -118,6 +118,10 @@ func TestWriteMessagingLines(t *testing.T) {
 			kev("2", "typing_stop", "", "09:26:53.100"), kev("3", "live_agent_message", "Hi, I'm Sam.", "09:26:54.100"),
 			kev("4", "typing_stop", "", "later"), kev("5", "agent_message", "Bye.", "09:26:55.000")}},
 			"events: EVENT_TYPE_X ×5\nmessages: \"Transferring you.\" → typing off 1.0s → live agent \"Hi, I'm Sam.\" → typing off → \"Bye.\"\n"},
+		// A clock that went back tells no pause.
+		{"timestamps out of order", &reply.Messaging{Events: []reply.Event{kev("1", "agent_message", "One.", "09:26:53.000"),
+			kev("2", "typing_stop", "", "09:26:54.000"), kev("3", "agent_message", "Two.", "09:26:53.500")}},
+			"events: EVENT_TYPE_X ×3\nmessages: \"One.\" → typing off → \"Two.\"\n"},
 		// The tail of the answer before, ahead of this turn's echo, is
 		// marked; no pause is told across the two answers. A message
 		// alone before the echo is still told.
