@@ -993,8 +993,10 @@ func TestMessagingAnswerAfterEcho(t *testing.T) {
 			second: func(m *MessagingSession) (*MessagingTurn, error) { return m.Say(context.Background(), "hours") },
 			want:   "Your bill is 84.20."},
 		{name: "a live agent request, not echoed", echoFirst: true,
-			second: func(m *MessagingSession) (*MessagingTurn, error) { return m.RequestLiveAgent(context.Background(), "help") },
-			want:   "Your bill is 84.20."},
+			second: func(m *MessagingSession) (*MessagingTurn, error) {
+				return m.RequestLiveAgent(context.Background(), "help")
+			},
+			want: "Your bill is 84.20."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
