@@ -94,7 +94,7 @@ func (m *MessagingSession) exchange(ctx context.Context, typ string, payload map
 			}
 			continue
 		case <-ctx.Done():
-			return turn, m.timeout(ctx, m.awaited(turn, st))
+			return turn, m.timedOut(ctx, turn, st)
 		}
 		if in.err != nil {
 			if ctx.Err() != nil {
@@ -102,7 +102,7 @@ func (m *MessagingSession) exchange(ctx context.Context, typ string, payload map
 				// chose its error over ctx.Done(): the turn ran out of
 				// time, the connection did not break; a reconnect
 				// would only fail its handshake on the ended context.
-				return turn, m.timeout(ctx, m.awaited(turn, st))
+				return turn, m.timedOut(ctx, turn, st)
 			}
 			if err := m.reconnect(ctx, turn, in.err, st); err != nil {
 				return turn, err
@@ -124,6 +124,15 @@ func (m *MessagingSession) exchange(ctx context.Context, typ string, payload map
 			m.c.setQuiet(&settle, m.window(st))
 		}
 	}
+}
+
+// timedOut is the error of a turn that ran out of time, whose latency is
+// then the time it waited, as a debug-chat call cut short has: the
+// transcript and the latency plot show how long the agent was waited
+// for, not a turn that took no time.
+func (m *MessagingSession) timedOut(ctx context.Context, turn *MessagingTurn, st *turnState) error {
+	turn.Latency = m.c.now().Sub(turn.Started)
+	return m.timeout(ctx, m.awaited(turn, st))
 }
 
 // window is the quiet that completes an answer whose typing indicator is

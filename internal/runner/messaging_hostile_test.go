@@ -822,6 +822,11 @@ func TestMessagingClientTurnTimeout(t *testing.T) {
 			if c.Status != result.Errored || a.Error == nil || a.Error.Kind != result.KindTimeout || a.Error.Message != tc.want {
 				t.Errorf("status %s, error %+v: want errored, a timeout: %q", c.Status, a.Error, tc.want)
 			}
+			// The turn cut short took what it was waited for, as a
+			// debug-chat call cut short does: the transcript says so.
+			if n := len(a.Turns); n != tc.stall || a.Turns[n-1].Latency != tc.advance {
+				t.Errorf("%d turns, the last taking %v; want %d, the stalled one taking %v", n, a.Turns[n-1].Latency, tc.stall, tc.advance)
+			}
 		})
 	}
 }
