@@ -290,16 +290,19 @@ type MessagingSession struct {
 	// next send reconnects first.
 	dropped error
 
-	seen           map[string]uint64 // event id (or seq:N) -> MessagingEvent.print
-	logged         int64             // the highest seq member received
-	cursor         int64
-	turns          []*MessagingTurn
-	last           *MessagingTurn // the turn of the last exchange
-	opening        *MessagingTurn
-	joined         bool
-	joinedAgent    string // JoinedAs
-	joinedEnv      string
-	echoes         bool // the platform echoes client events
+	seen        map[string]uint64 // event id (or seq:N) -> MessagingEvent.print
+	logged      int64             // the highest seq member received
+	cursor      int64
+	turns       []*MessagingTurn
+	last        *MessagingTurn // the turn of the last exchange
+	opening     *MessagingTurn
+	joined      bool
+	joinedAgent string // JoinedAs
+	joinedEnv   string
+	echoes      bool // the platform echoes client events
+	// echoesMessages: the platform echoed a user message of this
+	// session, so a user message's answer comes after its echo.
+	echoesMessages bool
 	typingOn       bool // the agent's typing indicator is on
 	ended          bool
 	endReason      string

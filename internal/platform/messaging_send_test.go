@@ -954,3 +954,106 @@ func TestMessagingJoinAfterDrop(t *testing.T) {
 		})
 	}
 }
+
+// TestMessagingAnswerAfterEcho: on a platform that echoed a user
+// message, a message that comes before the echo of the next one is the
+// tail of the answer before (an agent that turned its typing indicator
+// off between two messages): the turn keeps it but completes on its own
+// answer, after the echo. A platform that echoes the join but no user
+// message, or a request other than a user message that is not echoed,
+// is answered by what follows it, as before.
+func TestMessagingAnswerAfterEcho(t *testing.T) {
+	t.Parallel()
+	const (
+		tail  = `{"id":"20","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Your bill is 84.20."}}`
+		stop1 = `{"id":"21","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`
+		own   = `{"id":"22","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"We open at 9."}}`
+		stop2 = `{"id":"23","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`
+	)
+	for _, tc := range []struct {
+		name string
+		// echoFirst: the platform echoes the first user message.
+		echoFirst bool
+		// second is the second call; its answer is tail, stop1, then
+		// (with echo) the echo of it, own, stop2.
+		second func(m *MessagingSession) (*MessagingTurn, error)
+		echo   bool
+		want   string
+		// middle: a live agent request, echoed and answered, comes
+		// between the two (its echo does not unlearn the first's).
+		middle bool
+	}{
+		{name: "a user message after an echoed one", echoFirst: true, echo: true,
+			second: func(m *MessagingSession) (*MessagingTurn, error) { return m.Say(context.Background(), "hours") },
+			want:   "Your bill is 84.20. We open at 9."},
+		{name: "a user message after an echoed one and an echoed request", echoFirst: true, echo: true, middle: true,
+			second: func(m *MessagingSession) (*MessagingTurn, error) { return m.Say(context.Background(), "hours") },
+			want:   "Your bill is 84.20. We open at 9."},
+		{name: "a user message where user messages are not echoed",
+			second: func(m *MessagingSession) (*MessagingTurn, error) { return m.Say(context.Background(), "hours") },
+			want:   "Your bill is 84.20."},
+		{name: "a live agent request, not echoed", echoFirst: true,
+			second: func(m *MessagingSession) (*MessagingTurn, error) {
+				return m.RequestLiveAgent(context.Background(), "help")
+			},
+			want: "Your bill is 84.20."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			p := &hostileMessaging{socket: func(ctx context.Context, c *websocket.Conn) {
+				_, data, err := c.Read(ctx) // the join, echoed
+				if err != nil || !writeAll(ctx, c, echoOf("1", data),
+					`{"id":"2","type":"EVENT_TYPE_AGENT_JOINED","payload":{"conversation_id":"c-1"}}`,
+					`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hello."}}`,
+					`{"id":"4","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`) {
+					return
+				}
+				if _, data, err = c.Read(ctx); err != nil {
+					return
+				}
+				var first []string
+				if tc.echoFirst {
+					first = append(first, echoOf("10", data))
+				}
+				if !writeAll(ctx, c, append(first, `{"id":"11","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Let me check."}}`,
+					`{"id":"12","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`)...) {
+					return
+				}
+				if _, data, err = c.Read(ctx); err != nil {
+					return
+				}
+				if tc.middle {
+					if !writeAll(ctx, c, echoOf("13", data), `{"id":"14","type":"EVENT_TYPE_LIVE_AGENT_MESSAGE","payload":{"text":"Sam here."}}`,
+						`{"id":"15","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`) {
+						return
+					}
+					if _, data, err = c.Read(ctx); err != nil {
+						return
+					}
+				}
+				frames := []string{tail, stop1}
+				if tc.echo {
+					frames = append(frames, echoOf("19", data), own, stop2)
+				}
+				writeAll(ctx, c, frames...)
+				c.Read(ctx)
+			}}
+			srv := httptest.NewServer(p)
+			defer srv.Close()
+			c := plantedMessagingClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+			m := open(t, c, MessagingStart{TurnTimeout: 5 * time.Second, Settle: time.Hour})
+			if turn, err := m.Say(context.Background(), "my bill"); err != nil || turn.Reply != "Let me check." {
+				t.Fatalf("first turn: %v, reply %q", err, turn.Reply)
+			}
+			if tc.middle {
+				if turn, err := m.RequestLiveAgent(context.Background(), "help"); err != nil || turn.Reply != "Sam here." {
+					t.Fatalf("live agent request: %v, reply %q", err, turn.Reply)
+				}
+			}
+			turn, err := tc.second(m)
+			if err != nil || turn.Reply != tc.want || turn.CompletedBy != "typing" {
+				t.Errorf("second turn: %v, reply %q completed by %q; want %q completed by typing", err, turn.Reply, turn.CompletedBy, tc.want)
+			}
+		})
+	}
+}

@@ -94,7 +94,7 @@ func (m *MessagingSession) exchange(ctx context.Context, typ string, payload map
 			}
 			continue
 		case <-ctx.Done():
-			return turn, m.timeout(ctx, m.awaited(turn, st))
+			return turn, m.timedOut(ctx, turn, st)
 		}
 		if in.err != nil {
 			if ctx.Err() != nil {
@@ -102,7 +102,7 @@ func (m *MessagingSession) exchange(ctx context.Context, typ string, payload map
 				// chose its error over ctx.Done(): the turn ran out of
 				// time, the connection did not break; a reconnect
 				// would only fail its handshake on the ended context.
-				return turn, m.timeout(ctx, m.awaited(turn, st))
+				return turn, m.timedOut(ctx, turn, st)
 			}
 			if err := m.reconnect(ctx, turn, in.err, st); err != nil {
 				return turn, err
@@ -124,6 +124,15 @@ func (m *MessagingSession) exchange(ctx context.Context, typ string, payload map
 			m.c.setQuiet(&settle, m.window(st))
 		}
 	}
+}
+
+// timedOut is the error of a turn that ran out of time, whose latency is
+// then the time it waited, as a debug-chat call cut short has: the
+// transcript and the latency plot show how long the agent was waited
+// for, not a turn that took no time.
+func (m *MessagingSession) timedOut(ctx context.Context, turn *MessagingTurn, st *turnState) error {
+	turn.Latency = m.c.now().Sub(turn.Started)
+	return m.timeout(ctx, m.awaited(turn, st))
 }
 
 // window is the quiet that completes an answer whose typing indicator is
@@ -513,6 +522,7 @@ func (m *MessagingSession) add(e MessagingEvent, turn *MessagingTurn, st *turnSt
 			m.echoes = true
 			if st != nil && id == st.clientID {
 				st.acked = true
+				m.echoesMessages = m.echoesMessages || st.typ == m.events.UserMessage
 			}
 		}
 	case EventJoined:
@@ -537,7 +547,7 @@ func (m *MessagingSession) add(e MessagingEvent, turn *MessagingTurn, st *turnSt
 		if r.Complete {
 			m.maskAcross(turn, i)
 		}
-		if completed && st != nil {
+		if completed && st != nil && m.heard(st) {
 			st.answer(at)
 		}
 	case EventSystem:
@@ -781,6 +791,19 @@ func (m *MessagingSession) sameConversation(e MessagingEvent) error {
 			typeText(e.Type), clipID(e.ConversationID), clipID(m.conversationID))
 	}
 	return nil
+}
+
+// heard reports whether a message now can answer st's client event. On a
+// platform that echoed an earlier user message, a message before the echo
+// of this one is the tail of the answer before (an agent that turned its
+// typing indicator off between two messages, the turn before completed
+// at the first): it is part of this turn's reply, as it arrived in it,
+// but the turn waits for its own answer, where it would have completed
+// on the other's typing indicator going off and left its own answer to
+// the turn after. A platform that echoes no user message cannot tell
+// the two apart.
+func (m *MessagingSession) heard(st *turnState) bool {
+	return st.acked || !m.echoesMessages || st.typ != m.events.UserMessage
 }
 
 // turnState tracks the completion of one answer.

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/result"
@@ -44,6 +45,9 @@ func (d detail) writeMessaging(indent string, m *reply.Messaging) {
 			line += fmt.Sprintf(" → %d more, not kept: the platform flooded the turn", m.Flooded)
 		}
 		d.line(indent, d.st.flat(line))
+	}
+	if line := d.messagesLine(m); line != "" {
+		d.line(indent, line)
 	}
 	for _, s := range m.System {
 		line := d.st.flat(fmt.Sprintf("system message [%s]: %s", s.Level, s.Text))
@@ -131,3 +135,85 @@ func cutStream(m *reply.Messaging) string {
 }
 
 func stoppedAfter(part string) string { return fmt.Sprintf("the stream stopped after %q", part) }
+
+// messagesLine is how a turn's answer arrived when it was not one
+// message: each whole message in order (cut as a summary cuts a value),
+// how long the agent's typing indicator was off between two of one
+// answer, and which
+// came before the platform echoed this turn's own message. The reply
+// line joins the messages, as the checks read them; this line is what
+// the chat's user saw: "Let me check.", a pause, then the bill. A
+// message before the echo answers the turn before, which ended too soon
+// (a split answer without messaging_quiet): the head of this turn's
+// reply is not its answer. "" for an answer of one message of its own,
+// and for a streamed one (its chunks are counted on the events line).
+func (d detail) messagesLine(m *reply.Messaging) string {
+	type message struct {
+		text, gap string
+		live      bool
+		before    bool
+	}
+	var msgs []message
+	echoAt := -1
+	stop, gap := "", ""
+	for _, e := range m.Events {
+		switch e.Kind {
+		case "agent_chunk", "agent_message_end":
+			return ""
+		case "echo":
+			echoAt = len(msgs)
+		case "typing_stop":
+			// One before the first message makes a gap no line shows.
+			stop = e.Timestamp
+		case "typing_start":
+			if stop != "" {
+				gap, stop = typingGap(stop, e.Timestamp), ""
+			}
+		case "agent_message", "live_agent_message":
+			if e.Text == "" {
+				continue
+			}
+			if stop != "" {
+				gap, stop = typingGap(stop, e.Timestamp), ""
+			}
+			msgs = append(msgs, message{text: e.Text, gap: gap, live: e.Kind == "live_agent_message"})
+			gap = ""
+		}
+	}
+	for i := range min(echoAt, len(msgs)) {
+		msgs[i].before = true
+	}
+	if len(msgs) < 2 && (len(msgs) == 0 || !msgs[0].before) {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("messages: ")
+	for i, msg := range msgs {
+		if i > 0 {
+			b.WriteString(" → ")
+			if msg.gap != "" && msg.before == msgs[i-1].before {
+				b.WriteString(msg.gap + " → ")
+			}
+		}
+		if msg.live {
+			b.WriteString("live agent ")
+		}
+		b.WriteString(d.st.compared().quotedShort(msg.text))
+		if msg.before {
+			b.WriteString(" (before the platform took this turn's message)")
+		}
+	}
+	return d.st.flat(b.String())
+}
+
+// typingGap says how long the agent's typing indicator was off, from the
+// platform's timestamps of its stop and of the next event: "typing off
+// 800ms", or "typing off" when either is not a time.
+func typingGap(from, to string) string {
+	a, errA := time.Parse(time.RFC3339Nano, from)
+	b, errB := time.Parse(time.RFC3339Nano, to)
+	if errA != nil || errB != nil || b.Before(a) {
+		return "typing off"
+	}
+	return "typing off " + formatDuration(b.Sub(a))
+}

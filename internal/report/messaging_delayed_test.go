@@ -106,6 +106,38 @@ func TestWriteMessagingLines(t *testing.T) {
 		// A flood is its first events, and a count of the rest.
 		{"flooded", &reply.Messaging{Events: []reply.Event{ev("1", "EVENT_TYPE_VENDOR_AGENT_TYPING", ""), ev("2", "EVENT_TYPE_VENDOR_AGENT_TYPING", "")}, Flooded: 99997},
 			"events: EVENT_TYPE_VENDOR_AGENT_TYPING ×2 → 99997 more, not kept: the platform flooded the turn\n"},
+		// An answer in two messages: each, and the typing indicator's
+		// pause between them, from the platform's timestamps.
+		{"two messages", &reply.Messaging{Events: []reply.Event{kev("1", "echo", "", "09:26:53.000"), kev("2", "agent_message", "Let me check.", "09:26:53.010"),
+			kev("3", "typing_stop", "", "09:26:53.020"), kev("4", "typing_start", "", "09:26:53.820"), kev("5", "agent_message", "Your bill is £84.20.", "09:26:53.900"),
+			kev("6", "typing_stop", "", "09:26:53.910")}},
+			"events: EVENT_TYPE_X ×6\nmessages: \"Let me check.\" → typing off 800ms → \"Your bill is £84.20.\"\n"},
+		// No typing start: the pause runs to the message; a timestamp
+		// that is not a time gives none. A live agent's is said so.
+		{"live agent, timestamps unread", &reply.Messaging{Events: []reply.Event{kev("1", "agent_message", "Transferring you.", "09:26:53.000"),
+			kev("2", "typing_stop", "", "09:26:53.100"), kev("3", "live_agent_message", "Hi, I'm Sam.", "09:26:54.100"),
+			kev("4", "typing_stop", "", "later"), kev("5", "agent_message", "Bye.", "09:26:55.000")}},
+			"events: EVENT_TYPE_X ×5\nmessages: \"Transferring you.\" → typing off 1.0s → live agent \"Hi, I'm Sam.\" → typing off → \"Bye.\"\n"},
+		// A clock that went back tells no pause.
+		{"timestamps out of order", &reply.Messaging{Events: []reply.Event{kev("1", "agent_message", "One.", "09:26:53.000"),
+			kev("2", "typing_stop", "", "09:26:54.000"), kev("3", "agent_message", "Two.", "09:26:53.500")}},
+			"events: EVENT_TYPE_X ×3\nmessages: \"One.\" → typing off → \"Two.\"\n"},
+		// The tail of the answer before, ahead of this turn's echo, is
+		// marked; no pause is told across the two answers. A message
+		// alone before the echo is still told.
+		{"the earlier answer's tail", &reply.Messaging{Events: []reply.Event{kev("1", "agent_message", "Your bill is £84.20.", "09:26:53.000"),
+			kev("2", "typing_stop", "", "09:26:53.010"), kev("3", "echo", "", "09:26:53.020"), kev("4", "agent_message", "We open at 9.", "09:26:53.500")}},
+			"events: EVENT_TYPE_X ×4\nmessages: \"Your bill is £84.20.\" (before the platform took this turn's message) → \"We open at 9.\"\n"},
+		{"only the earlier answer's tail", &reply.Messaging{Events: []reply.Event{kev("1", "agent_message", "Your bill is £84.20.", "09:26:53.000"), kev("2", "echo", "", "09:26:53.020")}},
+			"events: EVENT_TYPE_X ×2\nmessages: \"Your bill is £84.20.\" (before the platform took this turn's message)\n"},
+		// One message of its own, an empty one, or a streamed answer
+		// (its chunks are counted on the events line): no line.
+		{"one message", &reply.Messaging{Events: []reply.Event{kev("1", "echo", "", "09:26:53.000"), kev("2", "agent_message", "Hi.", "09:26:53.000"), kev("3", "agent_message", "", "09:26:53.000")}},
+			"events: EVENT_TYPE_X ×3\n"},
+		{"streamed", &reply.Messaging{Events: []reply.Event{kev("1", "agent_message", "Hi.", "09:26:53.000"), kev("2", "agent_chunk", "He", "09:26:53.000"), kev("3", "agent_message", "Hello.", "09:26:53.000")}},
+			"events: EVENT_TYPE_X ×3\n"},
+		{"stream ended", &reply.Messaging{Events: []reply.Event{kev("1", "agent_message", "Hi.", "09:26:53.000"), kev("2", "agent_message_end", "", "09:26:53.000"), kev("3", "agent_message", "Hello.", "09:26:53.000")}},
+			"events: EVENT_TYPE_X ×3\n"},
 		{"session ended, no reason", &reply.Messaging{SessionEnded: true}, "session ended\n"},
 		{"session ended with a reason", &reply.Messaging{SessionEnded: true, EndReason: "agent closed"}, "session ended (agent closed)\n"},
 	} {
@@ -115,6 +147,12 @@ func TestWriteMessagingLines(t *testing.T) {
 			t.Errorf("%s: got\n%s\nwant\n%s", tc.name, got, tc.want)
 		}
 	}
+}
+
+// kev is an event of kind at a time of 2026-03-14, its type left out of
+// what the test reads.
+func kev(id, kind, text, clock string) reply.Event {
+	return reply.Event{ID: id, Type: "EVENT_TYPE_X", Kind: kind, Text: text, Timestamp: "2026-03-14T" + clock + "Z"}
 }
 
 // TestSessionID: the Messaging session of an attempt is the first one a

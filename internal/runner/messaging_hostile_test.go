@@ -844,6 +844,11 @@ func TestMessagingClientTurnTimeout(t *testing.T) {
 			if c.Status != result.Errored || a.Error == nil || a.Error.Kind != result.KindTimeout || a.Error.Message != tc.want {
 				t.Errorf("status %s, error %+v: want errored, a timeout: %q", c.Status, a.Error, tc.want)
 			}
+			// The turn cut short took what it was waited for, as a
+			// debug-chat call cut short does: the transcript says so.
+			if n := len(a.Turns); n != tc.stall || a.Turns[n-1].Latency != tc.advance {
+				t.Errorf("%d turns, the last taking %v; want %d, the stalled one taking %v", n, a.Turns[n-1].Latency, tc.stall, tc.advance)
+			}
 		})
 	}
 }
@@ -1157,5 +1162,50 @@ func TestMessagingNotRecordedNamesTheConnector(t *testing.T) {
 		!strings.Contains(a.Error.Message, "not recorded within the confirmation's wait of 30s") ||
 		!strings.Contains(a.Error.Message, "unless the connector token sent for agent p1 in sandbox is another agent's or environment's") {
 		t.Fatalf("%s, want errored, naming the connector%s", c.Status, describe(c))
+	}
+}
+
+// TestMessagingTailBeforeEcho: an agent that turned its typing indicator
+// off between the two messages of one answer, on a platform that echoes
+// user messages, sends the second message (and its typing indicator's
+// end) before the platform takes the next user message. Those belong to
+// the turn they arrived in, but do not answer it: the turn waits for its
+// own answer after its echo, so its reply is the earlier answer's tail
+// and then its own, the documented symptom of a split answer without
+// messaging_quiet, where it completed on the tail and left its answer to
+// no turn.
+func TestMessagingTailBeforeEcho(t *testing.T) {
+	t.Parallel()
+	p := platformtest.StartMessaging(t, func(n int, event []byte) []platformtest.Frame {
+		stop := func(id string) platformtest.Frame { return platformtest.TypingStop(id) }
+		echo := platformtest.Echo(n, event)
+		switch n {
+		case 1:
+			return []platformtest.Frame{echo, platformtest.Joined("1", "c-1"), platformtest.Message("2", "", "Welcome."), stop("3")}
+		case 2:
+			return []platformtest.Frame{echo, platformtest.Message("4", "", "Let me check."), stop("5")}
+		case 3:
+			return []platformtest.Frame{platformtest.Message("6", "", "Your bill is £84.20."), stop("7"),
+				echo, platformtest.Message("8", "", "We open at 9."), stop("9")}
+		}
+		return nil
+	})
+	c := runOne(t, hostileOptions(p), `suite: s
+agent: billing
+via: messaging
+scenarios:
+  - name: gives the hours after the bill
+    turns:
+      - say: my bill
+      - say: hours
+        expect: {response: {equals: "We open at 9."}}
+`)
+	a := c.Last()
+	const want = "Your bill is £84.20. We open at 9."
+	if c.Status != result.Failed || len(a.Failures) != 1 || a.Failures[0].Actual != want {
+		t.Fatalf("status %s, failures %+v; want turn 2 to fail on %q%s", c.Status, a.Failures, want, describe(c))
+	}
+	if got := a.Turns[2].Messaging.CompletedBy; got != "typing" {
+		t.Errorf("turn 2 completed by %q, want its own answer's typing indicator", got)
 	}
 }

@@ -1211,6 +1211,41 @@ func TestMessagingSplitAnswer(t *testing.T) {
 	}
 }
 
+// TestMessagingThinkTime: a node's latencyMs is waited over web chat as
+// over debug chat (on the simulator's Sleep), with the agent's typing
+// indicator on, before the answer: an agent slower than the client's
+// turn timeout never answers in time.
+func TestMessagingThinkTime(t *testing.T) {
+	t.Parallel()
+	h := newHeldSleep()
+	opts := sim.Options{Agents: []*agent.Definition{loadAgent(t, "slow.yaml", `id: slow
+name: Slow
+start: Hello
+intents:
+  slow: {keywords: [slow]}
+routes:
+  - {intent: slow, goto: Slow}
+nodes:
+  Hello: {say: "Hi."}
+  Slow: {latencyMs: 60000, say: "Here you are at last."}
+`)}, Sleep: h.sleep}
+	m := startMessaging(t, opts)
+	m.token = m.s.Info.MessagingConnectors["slow"]["sandbox"]
+	s, _, _, _ := m.joined(false)
+	s.send(sim.EvUserMessage, map[string]any{"text": "slow please"}, nil)
+	if d := h.waiting(t); d != time.Minute {
+		t.Errorf("thought %s, want the node's latencyMs", d)
+	}
+	close(h.release)
+	answer := s.answer()
+	if got := replyText(answer); got != "Here you are at last." {
+		t.Errorf("answer %q", got)
+	}
+	if ty := types(answer); len(ty) < 2 || ty[0] != sim.EvUserMessage || ty[1] != evTyping || answer[1].Payload["typing"] != true {
+		t.Errorf("the answer %v does not open with the echo and the typing indicator on", ty)
+	}
+}
+
 // messageID is the message id of the first agent message or chunk of
 // evs.
 func messageID(evs []event) string {

@@ -655,6 +655,17 @@ func (s *Server) userMessageLocked(ms *msgSession, sc *sockConn, idx uint64, ev 
 	}
 	at := s.opts.Now().UTC()
 	reply := cs.sess.Turn(ev.text, ev.custom)
+	if reply.Latency > 0 {
+		// The agent's think time (its nodes' latencyMs), as debug chat
+		// waits it, with the typing indicator on: a web chat turn
+		// can then be slower than --turn-timeout, the agent that never
+		// answers. A session that ended meanwhile (it expired, the
+		// simulator shuts down) gets no answer.
+		s.pauseLocked(ms, sc, reply.Latency)
+		if ms.ended || cs.closed {
+			return
+		}
+	}
 	done := s.opts.Now().UTC()
 	s.record(cs, ev.text, ev.custom, at, done, reply)
 	cs.lastActive = done
