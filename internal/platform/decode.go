@@ -430,13 +430,12 @@ func metadataSentTwice(raw []byte) error {
 	}); err != nil {
 		return err
 	}
-	// Its state members, if any, say one thing by now.
+	// Its state members, if any, say one thing by now; a state that
+	// is no object has no members (a string holding one is left as
+	// reply reads it).
 	var m map[string]json.RawMessage
 	_ = json.Unmarshal(raw, &m)
-	if st := m["state"]; len(st) > 0 && st[0] == '{' {
-		return membersTwice(st, "metadata.state.", func(key string) string { return key })
-	}
-	return nil
+	return membersTwice(m["state"], "metadata.state.", func(key string) string { return key })
 }
 
 // membersTwice is the rule of sentTwice over the members of the object
@@ -650,15 +649,13 @@ func fastTurn(body []byte) (res *reply.TurnResult, ok bool) {
 				case p.peek('{'):
 					// Checked in one scan, built when first read;
 					// or else built now, for Check to decide.
-					var again bool
-					deferred, again = p.shallowMetadata(&typedAt)
-					if again {
-						return nil, false // the general path decides
-					}
+					deferred = p.shallowMetadata(&typedAt)
 					if !deferred {
 						p.i = start
 						v, ok := p.value(0)
 						if !ok || p.again {
+							// A key twice: metadataSentTwice,
+							// on the general path, decides.
 							return nil, false
 						}
 						meta = reply.Metadata(v.(map[string]any))
@@ -759,16 +756,16 @@ func decodeMetadata(raw []byte, spellings []string, at *reply.TypedAt) reply.Met
 // the reply's text, so the map need not be built for them. It records
 // where each typed member's key starts in the object in at, for reading
 // one member later without reading the others. On false, value and Check
-// decide (p.i is then anywhere in the object). again reports a typed
-// member met twice under one spelling, or a key of state met twice or
-// one that may be: metadataSentTwice, on the general path, decides whether the
-// platform said two things at once.
-func (p *fastParser) shallowMetadata(at *reply.TypedAt) (ok, again bool) {
+// decide (p.i is then anywhere in the object), as for a typed member
+// met twice under one spelling, or a key of state met twice or one that
+// may be: value marks them (again), and the general path decides
+// whether the platform said two things at once (metadataSentTwice).
+func (p *fastParser) shallowMetadata(at *reply.TypedAt) bool {
 	start := p.i
 	p.i++ // {
 	p.ws()
 	if p.eat('}') {
-		return true, false
+		return true
 	}
 	var met uint64 // the typed spellings met (reply.Accept.Bit)
 	for {
@@ -776,36 +773,36 @@ func (p *fastParser) shallowMetadata(at *reply.TypedAt) (ok, again bool) {
 		keyAt := p.i
 		k, ok := p.key()
 		if !ok {
-			return false, false
+			return false
 		}
 		p.ws()
 		if !p.eat(':') {
-			return false, false
+			return false
 		}
 		p.ws()
 		a, typed := reply.AcceptOf(k)
 		if typed {
 			if met&a.Bit() != 0 {
-				return false, true
+				return false
 			}
 			met |= a.Bit()
 			at.Add(keyAt-start, a)
 			if k == "state" && p.peek('{') {
 				if !p.distinctKeys() {
-					return false, true
+					return false
 				}
 			} else if !p.accepted(a.Value, a.Items, 1) {
-				return false, false
+				return false
 			}
 		} else if !p.skip(1) {
-			return false, false
+			return false
 		}
 		p.ws()
 		if p.eat('}') {
-			return true, false
+			return true
 		}
 		if !p.eat(',') {
-			return false, false
+			return false
 		}
 	}
 }
@@ -813,7 +810,7 @@ func (p *fastParser) shallowMetadata(at *reply.TypedAt) (ok, again bool) {
 // distinctKeys skips the object at p.i (state, in metadata) as skip
 // does, and reports false when it holds a key twice, or one that may
 // spell another (an escape, broken UTF-8), or is not one skip reads:
-// shallowMetadata leaves them to the general path. A key is compared
+// shallowMetadata leaves them to value. A key is compared
 // with the keys before it only when its bit in a set of their bits (a
 // hash of the key) is taken: a state holds a few keys, read once.
 func (p *fastParser) distinctKeys() bool {
@@ -835,7 +832,8 @@ func (p *fastParser) distinctKeys() bool {
 			return false
 		}
 		lit := p.b[at:end]
-		if slow && (bytes.IndexByte(lit, '\\') >= 0 || !utf8.Valid(lit) || !validLiteral(lit)) {
+		// stringEnd refuses a control character.
+		if slow && (bytes.IndexByte(lit, '\\') >= 0 || !utf8.Valid(lit)) {
 			return false
 		}
 		// Its length and its first and last bytes (the quotes of "").

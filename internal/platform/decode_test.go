@@ -313,6 +313,8 @@ var fastTurnBodies = []struct {
 	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"asrLangCode":"en","currentNode":7,"inFlow":true,"nodeTrace":["A",1,null],"node_trace":"A","state":{"a":[1e5]},"metrics":{"M":"1"},"functionEvents":[{"name":"f"},null],"function_events":{"name":"g"},"llmRequests":[],"cited_topic":null,"other":[[{}]]},"conversationEnded":false,"delayedResponse":false}`, true},
 	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":{"a":"1","b":{"a":1}},"currentNode":null,"current_node":"X","node_trace":["A"],"dup":[{"x":"y"}],"dup":1},"conversationEnded":false,"delayedResponse":false}`, true},
 	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":{` + stateKeys(20) + `}},"conversationEnded":false,"delayedResponse":false}`, true},
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":{ "a" : 1 , "axb" : 2 , "ayb" : 3 }},"conversationEnded":false,"delayedResponse":false}`, true},
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":{ "b" : 1 , "a" : 2 , "a" : 3 }},"conversationEnded":false,"delayedResponse":false}`, false},
 	// Keys of one hash (length, first and last byte), a key in UTF-8.
 	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":{"axb":1,"ayb":2,"":3,"größe":4,"":[]}},"conversationEnded":false,"delayedResponse":false}`, false},
 	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":{"axb":1,"ayb":2,"":3,"größe":4,"azb":{"axb":5}}},"conversationEnded":false,"delayedResponse":false}`, true},
@@ -322,6 +324,7 @@ var fastTurnBodies = []struct {
 	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":{"a":"1"},"currentNode":null,"state":{"b":"2"}},"conversationEnded":false,"delayedResponse":false}`, false},
 	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"currentNode":"A","currentNode":"A"},"conversationEnded":false,"delayedResponse":false}`, false},
 	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"currentNode":{"name":"A"},"currentNode":"B"},"conversationEnded":false,"delayedResponse":false}`, false},
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"currentNode":{"name":"A"},"currentNode":"B","inFlow":"x"},"conversationEnded":false,"delayedResponse":false}`, false},
 	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":{"a":"1","b":"2","a":"3"}},"conversationEnded":false,"delayedResponse":false}`, false},
 	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":{"a":"1","\u0061":"3"}},"conversationEnded":false,"delayedResponse":false}`, false},
 	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":{` + stateKeys(20) + `,"k19":0}},"conversationEnded":false,"delayedResponse":false}`, false},
@@ -332,6 +335,10 @@ var fastTurnBodies = []struct {
 	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":{"a":1,"b":}},"conversationEnded":false,"delayedResponse":false}`, false},
 	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":{"a":1,"b`, false},
 	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":{"a":1,}`, false},
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":{a":1}},"conversationEnded":false,"delayedResponse":false}`, false},
+	// A state value that does not read, and then what would read as
+	// metadata members, were the state taken to end there.
+	{`{"conversationId":"c1","userInput":"","response":"","conversationEnded":false,"delayedResponse":false,"metadata":{"state":{"a":-,"b":1}}`, false},
 	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":{"a" "1"}},"conversationEnded":false,"delayedResponse":false}`, false},
 	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":[1],"currentNode":{},"nodeTrace":[[]]},"conversationEnded":false,"delayedResponse":false}`, false}, // Check refuses it
 	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"st\u0061te":{},"state":7},"conversationEnded":false,"delayedResponse":false}`, false},                     // Check refuses it
@@ -450,10 +457,7 @@ var memberSpellings = [][]string{
 // not keep them all, from the object; there, untyped names too.
 func membersAgree(raw []byte) error {
 	var at reply.TypedAt
-	if len(raw) == 0 {
-		return nil
-	}
-	if p := (fastParser{b: raw}); !first(p.shallowMetadata(&at)) {
+	if p := (fastParser{b: raw}); len(raw) == 0 || !p.shallowMetadata(&at) {
 		return nil
 	}
 	var unknown reply.TypedAt
@@ -519,13 +523,14 @@ func accessorsAgree(body []byte, whole reply.Metadata) error {
 func TestTypedMembersRecorded(t *testing.T) {
 	t.Parallel()
 	big := `"pad":"` + strings.Repeat("x", 1<<16) + `",`
-	// 16 typed keys, each spelled once (a spelling twice is left to
+	// 16 typed keys (the last a state), each spelled once (a spelling twice is left to
 	// the general path).
 	many := ""
 	for _, k := range []string{"asrLangCode", "asr_lang_code", "ttsLangCode", "tts_lang_code", "agentResponseAudioUrl", "agent_response_audio_url",
-		"agentResponseAudioURL", "inFlow", "in_flow", "inStep", "in_step", "citedTopic", "cited_topic", "handoffDestination", "handoff_destination", "state"} {
+		"agentResponseAudioURL", "inFlow", "in_flow", "inStep", "in_step", "citedTopic", "cited_topic", "handoffDestination", "handoff_destination"} {
 		many += strconv.Quote(k) + `:null,`
 	}
+	many += `"state":{},`
 	for _, tc := range []struct {
 		raw  string
 		keys map[string][]string // by member: the keys at the offsets recorded; nil: none known
@@ -538,7 +543,7 @@ func TestTypedMembersRecorded(t *testing.T) {
 		{`{` + many + `"currentNode":"N"}`, nil},
 	} {
 		var at reply.TypedAt
-		if p := (fastParser{b: []byte(tc.raw)}); !first(p.shallowMetadata(&at)) {
+		if p := (fastParser{b: []byte(tc.raw)}); !p.shallowMetadata(&at) {
 			t.Errorf("shallowMetadata refused %.80s", tc.raw)
 			continue
 		}
@@ -865,9 +870,6 @@ func TestWhitelistHint(t *testing.T) {
 	}
 }
 
-// first is the first of two results.
-func first[A, B any](a A, _ B) A { return a }
-
 // stateKeys is n members of a state, each key once: k0 to k(n-1).
 func stateKeys(n int) string {
 	keys := make([]string, n)
@@ -875,4 +877,19 @@ func stateKeys(n int) string {
 		keys[i] = fmt.Sprintf(`"k%d":%d`, i, i)
 	}
 	return strings.Join(keys, ",")
+}
+
+// TestStateDepth: shallowMetadata reads the members of a state, whose
+// keys it holds to be distinct, as deep as those of any other object
+// member, and defers them alike.
+func TestStateDepth(t *testing.T) {
+	t.Parallel()
+	for n := maxFastDepth - 2; n <= maxFastDepth+1; n++ {
+		deep := strings.Repeat("[", n) + strings.Repeat("]", n)
+		var at reply.TypedAt
+		state, other := fastParser{b: []byte(`{"state":{"a":` + deep + `}}`)}, fastParser{b: []byte(`{"other":{"a":` + deep + `}}`)}
+		if s, o := state.shallowMetadata(&at), other.shallowMetadata(&at); s != o {
+			t.Errorf("%d levels: a state read %v, another member %v", n, s, o)
+		}
+	}
 }
