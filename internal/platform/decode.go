@@ -797,14 +797,20 @@ func (p *fastParser) shallowMetadata(at *reply.TypedAt) bool {
 		} else if !p.skip(1) {
 			return false
 		}
-		p.ws()
-		if p.eat('}') {
-			return true
-		}
-		if !p.eat(',') {
-			return false
+		if done, ok := p.afterMember(); done || !ok {
+			return done
 		}
 	}
+}
+
+// afterMember reads what follows a member of an object: its end (done),
+// or a comma before the next member (ok).
+func (p *fastParser) afterMember() (done, ok bool) {
+	p.ws()
+	if p.eat('}') {
+		return true, true
+	}
+	return false, p.eat(',')
 }
 
 // distinctKeys skips the object at p.i (state, in metadata) as skip
@@ -851,12 +857,8 @@ func (p *fastParser) distinctKeys() bool {
 		if !p.skip(2) {
 			return false
 		}
-		p.ws()
-		if p.eat('}') {
-			return true
-		}
-		if !p.eat(',') {
-			return false
+		if done, ok := p.afterMember(); done || !ok {
+			return done
 		}
 	}
 }
