@@ -91,6 +91,8 @@ func badAnswers() []badAnswer {
 		{"null where the reference requires a flag", 200, "application/json", `{"conversationId":"c1","userInput":"","response":"Hi","metadata":{},"conversationEnded":null,"delayedResponse":false}`, false, ""},
 		{"null metadata", 200, "application/json", `{"conversationId":"c1","userInput":"","response":"Hi","metadata":null,"conversationEnded":false,"delayedResponse":false}`, false, ""},
 		{"a member sent twice, with different values", 200, "application/json", `{"conversationId":"c1","userInput":"","response":"Hello","metadata":{},"response":"Goodbye","conversationEnded":false,"delayedResponse":false}`, false, ""},
+		{"metadata.currentNode sent twice, with different values", 200, "application/json", `{"conversationId":"c1","userInput":"","response":"Hi","metadata":{"currentNode":"Greeting","nodeTrace":["Greeting"],"currentNode":"Goodbye"},"conversationEnded":false,"delayedResponse":false}`, false, ""},
+		{"a key of metadata.state sent twice, with different values", 200, "application/json", `{"conversationId":"c1","userInput":"","response":"Hi","metadata":{"state":{"plan":"basic","plan":"premium"}},"conversationEnded":false,"delayedResponse":false}`, false, ""},
 		{"not an object", 200, "application/json", `[1,2,3]`, false, ""},
 		{"empty body", 200, "application/json", ``, false, ""},
 		{"huge body (20 MiB)", 200, "application/json", `{"conversationId":"c1","response":"` + strings.Repeat("a", 20<<20) + `"}`, false, ""},

@@ -340,6 +340,10 @@ func (c *Client) decodeWireTurn(rq *call, status int, body []byte, attempts int)
 		if err := json.Unmarshal(w.Metadata, &md); err != nil {
 			return nil, c.responseError(rq, status, body, fmt.Errorf("field \"metadata\": %w", describeDecodeError(err)))
 		}
+		// fastTurn leaves a metadata member sent twice to this path.
+		if err := metadataSentTwice(w.Metadata); err != nil {
+			return nil, c.responseError(rq, status, body, err)
+		}
 		res.RawMetadata = sharedIn(body, w.Metadata)
 	case emptyArray(w.Metadata):
 		// An empty map written as [] (emptyArray): no members.

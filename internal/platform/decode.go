@@ -405,9 +405,44 @@ func describeDecodeError(err error) error {
 // agent. The same value twice says one thing, and is read. The reference
 // is silent on duplicate members (JSON leaves them to the reader):
 // docs/reliability.md, "Hostile platforms", says what agenttest does.
-// body has been decoded already, as an object: its reading cannot fail,
-// and were it to, More ends the loop.
 func sentTwice(body []byte, names []string) error {
+	return membersTwice(body, "", func(key string) string {
+		if i := slices.IndexFunc(names, func(n string) bool { return strings.EqualFold(n, key) }); i >= 0 {
+			return names[i]
+		}
+		return ""
+	})
+}
+
+// metadataSentTwice is sentTwice's rule for a turn result's metadata
+// object raw: a member the checks and reports read (reply.AcceptOf, the
+// typed members, under the spelling received: Metadata reads keys as
+// sent, so currentNode and current_node are two members, read in
+// order) sent twice with different values, or a key of its state, is
+// the platform's error: two currentNodes would pass or fail a node
+// check on one of them, two keys of state a state check.
+func metadataSentTwice(raw []byte) error {
+	if err := membersTwice(raw, "metadata.", func(key string) string {
+		if _, typed := reply.AcceptOf(key); typed {
+			return key
+		}
+		return ""
+	}); err != nil {
+		return err
+	}
+	// Its state members, if any, say one thing by now; a state that
+	// is no object has no members (a string holding one is left as
+	// reply reads it).
+	var m map[string]json.RawMessage
+	_ = json.Unmarshal(raw, &m)
+	return membersTwice(m["state"], "metadata.state.", func(key string) string { return key })
+}
+
+// membersTwice is the rule of sentTwice over the members of the object
+// body that name calls read ("" for one that is not), named in the error
+// after prefix. body has been decoded already, as an object: its reading
+// cannot fail, and were it to, More ends the loop.
+func membersTwice(body []byte, prefix string, name func(key string) string) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	_, _ = dec.Token() // {
 	seen := map[string][]byte{}
@@ -416,17 +451,17 @@ func sentTwice(body []byte, names []string) error {
 		key, _ := t.(string)
 		var v json.RawMessage
 		_ = dec.Decode(&v)
-		i := slices.IndexFunc(names, func(n string) bool { return strings.EqualFold(n, key) })
-		if i < 0 {
+		n := name(key)
+		if n == "" {
 			continue
 		}
 		// The same value in other white space says the same.
 		var compact bytes.Buffer
 		_ = json.Compact(&compact, v)
-		if first, ok := seen[names[i]]; ok && !bytes.Equal(first, compact.Bytes()) {
-			return fmt.Errorf("field %q is sent twice, with different values", names[i])
+		if first, ok := seen[n]; ok && !bytes.Equal(first, compact.Bytes()) {
+			return fmt.Errorf("field %q is sent twice, with different values", prefix+n)
 		}
-		seen[names[i]] = compact.Bytes()
+		seen[n] = compact.Bytes()
 	}
 	return nil
 }
@@ -618,7 +653,9 @@ func fastTurn(body []byte) (res *reply.TurnResult, ok bool) {
 					if !deferred {
 						p.i = start
 						v, ok := p.value(0)
-						if !ok {
+						if !ok || p.again {
+							// A key twice: metadataSentTwice,
+							// on the general path, decides.
 							return nil, false
 						}
 						meta = reply.Metadata(v.(map[string]any))
@@ -719,7 +756,10 @@ func decodeMetadata(raw []byte, spellings []string, at *reply.TypedAt) reply.Met
 // the reply's text, so the map need not be built for them. It records
 // where each typed member's key starts in the object in at, for reading
 // one member later without reading the others. On false, value and Check
-// decide (p.i is then anywhere in the object).
+// decide (p.i is then anywhere in the object), as for a typed member
+// met twice under one spelling, or a key of state met twice or one that
+// may be: value marks them (again), and the general path decides
+// whether the platform said two things at once (metadataSentTwice).
 func (p *fastParser) shallowMetadata(at *reply.TypedAt) bool {
 	start := p.i
 	p.i++ // {
@@ -727,6 +767,7 @@ func (p *fastParser) shallowMetadata(at *reply.TypedAt) bool {
 	if p.eat('}') {
 		return true
 	}
+	var met uint64 // the typed spellings met (reply.Accept.Bit)
 	for {
 		p.ws()
 		keyAt := p.i
@@ -741,19 +782,106 @@ func (p *fastParser) shallowMetadata(at *reply.TypedAt) bool {
 		p.ws()
 		a, typed := reply.AcceptOf(k)
 		if typed {
+			if met&a.Bit() != 0 {
+				return false
+			}
+			met |= a.Bit()
 			at.Add(keyAt-start, a)
+			if k == "state" && p.peek('{') {
+				if !p.distinctKeys() {
+					return false
+				}
+			} else if !p.accepted(a.Value, a.Items, 1) {
+				return false
+			}
+		} else if !p.skip(1) {
+			return false
 		}
-		if typed && !p.accepted(a.Value, a.Items, 1) || !typed && !p.skip(1) {
+		if done, ok := p.afterMember(); done || !ok {
+			return done
+		}
+	}
+}
+
+// afterMember reads what follows a member of an object: its end (done),
+// or a comma before the next member (ok).
+func (p *fastParser) afterMember() (done, ok bool) {
+	p.ws()
+	if p.eat('}') {
+		return true, true
+	}
+	return false, p.eat(',')
+}
+
+// distinctKeys skips the object at p.i (state, in metadata) as skip
+// does, and reports false when it holds a key twice, or one that may
+// spell another (an escape, broken UTF-8), or is not one skip reads:
+// shallowMetadata leaves them to value. A key is compared
+// with the keys before it only when its bit in a set of their bits (a
+// hash of the key) is taken: a state holds a few keys, read once.
+func (p *fastParser) distinctKeys() bool {
+	from := p.i
+	p.i++ // {
+	p.ws()
+	if p.eat('}') {
+		return true
+	}
+	var keys uint64
+	for {
+		p.ws()
+		at := p.i
+		if !p.peek('"') {
+			return false
+		}
+		end, slow, ok := p.stringEnd()
+		if !ok {
+			return false
+		}
+		lit := p.b[at:end]
+		// stringEnd refuses a control character.
+		if slow && (bytes.IndexByte(lit, '\\') >= 0 || !utf8.Valid(lit)) {
+			return false
+		}
+		// Its length and its first and last bytes (the quotes of "").
+		bit := uint64(1) << ((uint(len(lit)) ^ uint(lit[1])*7 ^ uint(lit[len(lit)-2])*13) & 63)
+		if keys&bit != 0 && keyBefore(p.b[:at], from, lit) {
+			return false
+		}
+		keys |= bit
+		p.i = end
+		p.ws()
+		if !p.eat(':') {
 			return false
 		}
 		p.ws()
-		if p.eat('}') {
-			return true
-		}
-		if !p.eat(',') {
+		if !p.skip(2) {
 			return false
 		}
+		if done, ok := p.afterMember(); done || !ok {
+			return done
+		}
 	}
+}
+
+// keyBefore reports whether the object at from in b, whose members
+// distinctKeys read up to the end of b, has the key literal lit.
+func keyBefore(b []byte, from int, lit []byte) bool {
+	q := fastParser{b: b, i: from + 1}
+	for q.ws(); q.i < len(b); q.ws() {
+		at := q.i
+		end, _, _ := q.stringEnd()
+		if bytes.Equal(b[at:end], lit) {
+			return true
+		}
+		q.i = end
+		q.ws()
+		q.eat(':')
+		q.ws()
+		q.skip(2)
+		q.ws()
+		q.eat(',')
+	}
+	return false
 }
 
 // accepted skips the value at p.i, reporting whether it is null or of one
@@ -831,6 +959,9 @@ func (s *jString) unmarshalShared(b []byte) error {
 type fastParser struct {
 	b []byte
 	i int
+	// again says object met a key twice: fastTurn leaves such a
+	// metadata to the general path (metadataSentTwice).
+	again bool
 }
 
 func (p *fastParser) ws() {
@@ -1086,7 +1217,9 @@ func (p *fastParser) object(depth int, only []string) (map[string]any, bool) {
 			if !ok {
 				return nil, false
 			}
+			n := len(m)
 			m[k] = v // the last of duplicate keys wins, as in encoding/json
+			p.again = p.again || len(m) == n
 		}
 		p.ws()
 		if p.eat('}') {

@@ -311,9 +311,35 @@ var fastTurnBodies = []struct {
 	// Typed members: of types Check accepts as they are (the metadata
 	// is deferred), or that it must look inside (built at once).
 	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"asrLangCode":"en","currentNode":7,"inFlow":true,"nodeTrace":["A",1,null],"node_trace":"A","state":{"a":[1e5]},"metrics":{"M":"1"},"functionEvents":[{"name":"f"},null],"function_events":{"name":"g"},"llmRequests":[],"cited_topic":null,"other":[[{}]]},"conversationEnded":false,"delayedResponse":false}`, true},
-	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":{"a":"1"},"currentNode":null,"current_node":"X","state":{"b":"2"},"node_trace":["A"],"dup":[{"x":"y"}]},"conversationEnded":false,"delayedResponse":false}`, true},
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":{"a":"1","b":{"a":1}},"currentNode":null,"current_node":"X","node_trace":["A"],"dup":[{"x":"y"}],"dup":1},"conversationEnded":false,"delayedResponse":false}`, true},
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":{` + stateKeys(20) + `}},"conversationEnded":false,"delayedResponse":false}`, true},
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":{ "a" : 1 , "axb" : 2 , "ayb" : 3 }},"conversationEnded":false,"delayedResponse":false}`, true},
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":{ "b" : 1 , "a" : 2 , "a" : 3 }},"conversationEnded":false,"delayedResponse":false}`, false},
+	// Keys of one hash (length, first and last byte), a key in UTF-8.
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":{"axb":1,"ayb":2,"":3,"größe":4,"":[]}},"conversationEnded":false,"delayedResponse":false}`, false},
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":{"axb":1,"ayb":2,"":3,"größe":4,"azb":{"axb":5}}},"conversationEnded":false,"delayedResponse":false}`, true},
 	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"currentNode":{"name":"N"},"state":"{\"a\":1}","nodeTrace":[{"name":"A"},"B",null],"metrics":[{"name":"m","value":"1"}]},"conversationEnded":false,"delayedResponse":false}`, true},
 	// Left to the general path.
+	// A member read, or a key of state, sent twice (metadataSentTwice).
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":{"a":"1"},"currentNode":null,"state":{"b":"2"}},"conversationEnded":false,"delayedResponse":false}`, false},
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"currentNode":"A","currentNode":"A"},"conversationEnded":false,"delayedResponse":false}`, false},
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"currentNode":{"name":"A"},"currentNode":"B"},"conversationEnded":false,"delayedResponse":false}`, false},
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"currentNode":{"name":"A"},"currentNode":"B","inFlow":"x"},"conversationEnded":false,"delayedResponse":false}`, false},
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":{"a":"1","b":"2","a":"3"}},"conversationEnded":false,"delayedResponse":false}`, false},
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":{"a":"1","\u0061":"3"}},"conversationEnded":false,"delayedResponse":false}`, false},
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":{` + stateKeys(20) + `,"k19":0}},"conversationEnded":false,"delayedResponse":false}`, false},
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":{"a":"1",}},"conversationEnded":false,"delayedResponse":false}`, false},
+	{"{\"conversationId\":\"c1\",\"userInput\":\"\",\"response\":\"\",\"metadata\":{\"state\":{\"\xff\":1,\"\xfe\":2}},\"conversationEnded\":false,\"delayedResponse\":false}", false},
+	{"{\"conversationId\":\"c1\",\"userInput\":\"\",\"response\":\"\",\"metadata\":{\"state\":{\"é\t\":1}},\"conversationEnded\":false,\"delayedResponse\":false}", false},
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":{"a":1 "b":2}},"conversationEnded":false,"delayedResponse":false}`, false},
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":{"a":1,"b":}},"conversationEnded":false,"delayedResponse":false}`, false},
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":{"a":1,"b`, false},
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":{"a":1,}`, false},
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":{a":1}},"conversationEnded":false,"delayedResponse":false}`, false},
+	// A state value that does not read, and then what would read as
+	// metadata members, were the state taken to end there.
+	{`{"conversationId":"c1","userInput":"","response":"","conversationEnded":false,"delayedResponse":false,"metadata":{"state":{"a":-,"b":1}}`, false},
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":{"a" "1"}},"conversationEnded":false,"delayedResponse":false}`, false},
 	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":[1],"currentNode":{},"nodeTrace":[[]]},"conversationEnded":false,"delayedResponse":false}`, false}, // Check refuses it
 	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"st\u0061te":{},"state":7},"conversationEnded":false,"delayedResponse":false}`, false},                     // Check refuses it
 	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":{"x":1e999}},"conversationEnded":false,"delayedResponse":false}`, false},
@@ -497,14 +523,21 @@ func accessorsAgree(body []byte, whole reply.Metadata) error {
 func TestTypedMembersRecorded(t *testing.T) {
 	t.Parallel()
 	big := `"pad":"` + strings.Repeat("x", 1<<16) + `",`
-	many := strings.Repeat(`"state":{},`, 16)
+	// 16 typed keys (the last a state), each spelled once (a spelling twice is left to
+	// the general path).
+	many := ""
+	for _, k := range []string{"asrLangCode", "asr_lang_code", "ttsLangCode", "tts_lang_code", "agentResponseAudioUrl", "agent_response_audio_url",
+		"agentResponseAudioURL", "inFlow", "in_flow", "inStep", "in_step", "citedTopic", "cited_topic", "handoffDestination", "handoff_destination"} {
+		many += strconv.Quote(k) + `:null,`
+	}
+	many += `"state":{},`
 	for _, tc := range []struct {
 		raw  string
 		keys map[string][]string // by member: the keys at the offsets recorded; nil: none known
 	}{
 		{`{}`, map[string][]string{"state": {}, "currentNode": {}}},
-		{`{"other":{"state":1},"st\u0061te":{"a":"1"},"current_node":"X","nodeTrace":["A"],"currentNode":null,"state":{"b":"2"}}`,
-			map[string][]string{"state": {"state", "state"}, "currentNode": {"current_node", "currentNode"}, "nodeTrace": {"nodeTrace"}, "inFlow": {}}},
+		{`{"other":{"state":1},"st\u0061te":{"a":"1"},"current_node":"X","nodeTrace":["A"],"currentNode":null}`,
+			map[string][]string{"state": {"state"}, "currentNode": {"current_node", "currentNode"}, "nodeTrace": {"nodeTrace"}, "inFlow": {}}},
 		{`{ "inFlow" : "f" , "x" : [ "inStep" ] }`, map[string][]string{"inFlow": {"inFlow"}, "inStep": {}}},
 		{`{` + big + `"state":{"a":"1"}}`, nil},
 		{`{` + many + `"currentNode":"N"}`, nil},
@@ -604,6 +637,10 @@ func TestRawMetadataSharesBody(t *testing.T) {
 		goodTurn,
 		`{"success":true,"data":` + goodTurn + `}`,
 		`{"conversationId":"c1","conversationId":"c1","userInput":"","response":"","metadata":{ "currentNode": "n" },"metadata":{"currentNode":"n"},"conversationEnded":false,"delayedResponse":false}`,
+		// Members sent twice that say one thing, or that no check reads
+		// as one (two spellings are read in order; an untyped member,
+		// a key inside a state's value): read, not the platform's error.
+		`{"conversationId":"c1","userInput":"","response":"","metadata":{"currentNode":"n","state":{"a":[1, 2],"a":[1,2],"b":{"x":1,"x":2}},"currentNode":"n","current_node":"m","other":1,"other":2,"state":{"a":[1,2],"a":[1,2],"b":{"x":1,"x":2}}},"conversationEnded":false,"delayedResponse":false}`,
 	} {
 		b := []byte(body)
 		res, err := c.decodeTurn(rq, 200, b, 1)
@@ -830,5 +867,29 @@ func TestWhitelistHint(t *testing.T) {
 				t.Errorf("err = %s, want no whitelisting said", msg)
 			}
 		})
+	}
+}
+
+// stateKeys is n members of a state, each key once: k0 to k(n-1).
+func stateKeys(n int) string {
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = fmt.Sprintf(`"k%d":%d`, i, i)
+	}
+	return strings.Join(keys, ",")
+}
+
+// TestStateDepth: shallowMetadata reads the members of a state, whose
+// keys it holds to be distinct, as deep as those of any other object
+// member, and defers them alike.
+func TestStateDepth(t *testing.T) {
+	t.Parallel()
+	for n := maxFastDepth - 2; n <= maxFastDepth+1; n++ {
+		deep := strings.Repeat("[", n) + strings.Repeat("]", n)
+		var at reply.TypedAt
+		state, other := fastParser{b: []byte(`{"state":{"a":` + deep + `}}`)}, fastParser{b: []byte(`{"other":{"a":` + deep + `}}`)}
+		if s, o := state.shallowMetadata(&at), other.shallowMetadata(&at); s != o {
+			t.Errorf("%d levels: a state read %v, another member %v", n, s, o)
+		}
 	}
 }

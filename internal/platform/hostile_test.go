@@ -158,6 +158,26 @@ func TestErrorBesideATurnResult(t *testing.T) {
 			`POST /v1/agents/a1/debug-chat/c1: 200: malformed response: field "conversationId" is sent twice, with different values`},
 		{"a reply twice in the envelope", `{"success":true,"data":` + result + `,"response":"Goodbye"}}`,
 			`POST /v1/agents/a1/debug-chat/c1: 200: malformed response: field "response" is sent twice, with different values`},
+		// A metadata member the checks read, or a key of its state,
+		// sent twice: a node, trace or state check would judge one
+		// of two answers (metadataSentTwice). The same value twice,
+		// two spellings and a member no check reads are read.
+		{"two current nodes", turnBody(`{"currentNode":"Greeting","nodeTrace":["Greeting"],"currentNode":"Goodbye"}`),
+			`POST /v1/agents/a1/debug-chat/c1: 200: malformed response: field "metadata.currentNode" is sent twice, with different values`},
+		{"two traces, the second an object", turnBody(`{"node_trace":["A"],"node_trace":[{"name":"B"}]}`),
+			`POST /v1/agents/a1/debug-chat/c1: 200: malformed response: field "metadata.node_trace" is sent twice, with different values`},
+		{"two current nodes, the first an object", turnBody(`{"currentNode":{"name":"A"},"currentNode":"B"}`),
+			`POST /v1/agents/a1/debug-chat/c1: 200: malformed response: field "metadata.currentNode" is sent twice, with different values`},
+		{"two states", turnBody(`{"state":{"plan":"basic"},"currentNode":"N","state":{"plan":"premium"}}`),
+			`POST /v1/agents/a1/debug-chat/c1: 200: malformed response: field "metadata.state" is sent twice, with different values`},
+		{"a state key twice", turnBody(`{"state":{"plan":"basic","day":"mon","plan":"premium"}}`),
+			`POST /v1/agents/a1/debug-chat/c1: 200: malformed response: field "metadata.state.plan" is sent twice, with different values`},
+		{"a state key twice, once escaped", turnBody(`{"state":{"plan":"basic","pl\u0061n":"premium"}}`),
+			`POST /v1/agents/a1/debug-chat/c1: 200: malformed response: field "metadata.state.plan" is sent twice, with different values`},
+		{"a state key twice past the first 16", turnBody(`{"state":{` + stateKeys(20) + `,"k17":"x"}}`),
+			`POST /v1/agents/a1/debug-chat/c1: 200: malformed response: field "metadata.state.k17" is sent twice, with different values`},
+		{"a state key twice in an envelope", `{"success":true,"data":` + turnBody(`{"state":{"plan":"basic","plan":"premium"}}`) + `}`,
+			`POST /v1/agents/a1/debug-chat/c1: 200: malformed response: field "metadata.state.plan" is sent twice, with different values`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

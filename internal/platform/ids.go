@@ -44,6 +44,9 @@ func CheckAccountID(id string) error {
 // internal id no designer types; "" for anything else, which names the
 // agent in no form the reference has. Two ids of different forms (or an
 // unknown one) may name the same agent: nothing can be said of them.
+// A display name in a slug's form (clinic_bot) sent where the id goes
+// is a slug, another agent's to any reader: docs/configuration.md says
+// why it is held to the scenario's agent.
 func AgentIDForm(id string) string {
 	switch {
 	case agentPrefixed.MatchString(id):

@@ -621,9 +621,9 @@ var metadataTyped = func() map[string]mdTyped {
 		k := metadataKinds[name]
 		a := acceptKinds[k]
 		a.member = uint8(i)
-		out[name] = mdTyped{name, k, i, a}
-		for _, alias := range metadataAliases[name] {
-			out[alias] = mdTyped{name, k, i, a}
+		for _, spelling := range metadataSpellings[name] {
+			a.spelling = uint8(len(out))
+			out[spelling] = mdTyped{name, k, i, a}
 		}
 	}
 	return out
@@ -742,9 +742,15 @@ func mdTypeName(v any) string {
 type Accept struct {
 	Value, Items string
 	// member is the member's place in metadataOrder, which TypedAt
-	// records.
-	member uint8
+	// records; spelling the spelling's place among all (Bit).
+	member, spelling uint8
 }
+
+// Bit is the spelling's bit in a set of the typed members' spellings (at
+// most 64): a decoder that meets one twice may have been sent two values
+// of a member Metadata reads. Two spellings of one member are two keys,
+// read in order (Metadata.spelling), and have two bits.
+func (a Accept) Bit() uint64 { return 1 << a.spelling }
 
 // acceptKinds is Accept for each kind, as mdCheck decides it by type.
 var acceptKinds = map[mdKind]Accept{

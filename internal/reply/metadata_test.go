@@ -744,3 +744,18 @@ func TestMetadataCheck(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { t.Parallel(); run(t, tc) })
 	}
 }
+
+// TestSpellingBits: each spelling of a typed member has a bit of its own
+// (Accept.Bit), so that a decoder tells a spelling met twice, which may
+// say two things, from two spellings of one member, read in order.
+func TestSpellingBits(t *testing.T) {
+	t.Parallel()
+	var all uint64
+	for spelling := range metadataTyped {
+		a, _ := AcceptOf(spelling)
+		if b := a.Bit(); b == 0 || all&b != 0 {
+			t.Errorf("%s: bit %#x is not its own", spelling, b)
+		}
+		all |= a.Bit()
+	}
+}

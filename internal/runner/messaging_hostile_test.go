@@ -1077,6 +1077,14 @@ func TestMessagingJoinedElsewhere(t *testing.T) {
 		// A scenario's agent of no id form (the loaders do not hold it
 		// to one) is compared with nothing, not even a display name.
 		{name: "a scenario's agent of no form, a display name", agent: "billing team", joined: []any{"agent_id", "Billing Agent"}, answer: "Your balance is 0.", status: result.Passed},
+		// A display name where the joined event names one (agent_name)
+		// is no agent id, whatever it looks like; written where the
+		// reference's id goes, one in a slug's form is another agent's
+		// slug to any reader: the configuration's error, quoting it,
+		// never the agent's failure (docs/configuration.md).
+		{name: "a display name in a slug's form, beside the scenario's agent", joined: []any{"agent_name", "billing_bot", "agent_id", "billing"}, answer: "Your balance is 0.", status: result.Passed},
+		{name: "a display name in a slug's form, as the agent id", joined: []any{"agent_id", "billing_bot"}, answer: "Your balance is 0.", status: result.Errored,
+			want: "runs in project billing_bot, not billing"},
 		{name: "an environment of no conversation", joined: []any{"env", "dev"}, answer: "Your balance is 0.", status: result.Passed},
 		// The reference's ids are strings: a number is no name of the
 		// agent a scenario could write, and the next member is read.
