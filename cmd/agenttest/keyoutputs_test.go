@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/agenttest/agenttest/internal/sim"
+	"github.com/agenttest/agenttest/internal/sim/simtest"
 	"maps"
 	"os"
 	"path/filepath"
@@ -151,6 +153,52 @@ func TestListKnowsTheKeysOfTheConfigFile(t *testing.T) {
 		out := newCLI(t, dir, env, args...).expect(t, exitUsage)
 		if f := keyIn(out, secret.Forms(key)); f != "" {
 			t.Errorf("%q shows the key as %q:\n%s", args, f, out)
+		}
+	}
+}
+
+// TestPathsHoldingAKeyAreRefused: a suite file whose path holds a key
+// the environment holds (a directory named by a variable) is refused
+// (exit 2) by run, lint, list and gate --suite, naming the problem with
+// the path masked, before anything runs or a report is written. Before,
+// the console masked the path but the JSON report (paths, each file and
+// case), the JUnit (file, classname) and the HTML report held it as it
+// was, and the diagnostic of a scenario name holding the key named the
+// file with the key in it.
+func TestPathsHoldingAKeyAreRefused(t *testing.T) {
+	t.Parallel()
+	s := simtest.Start(t, sim.Options{Seed: 2})
+	key := s.BuildKey
+	suites := "suites-" + key
+	dir := writeTree(t, map[string]string{
+		suites + "/r.yaml":       "suite: r\nagent: restaurant\nscenarios:\n  - {name: bye, turns: [{say: bye, expect: {ended: true}}]}\n",
+		"named/r.yaml":           "suite: r\nagent: restaurant\nscenarios:\n  - {name: bye, turns: [{say: bye, expect: {ended: true}}]}\n",
+		"named/" + key + ".yaml": "agent: restaurant\nscenarios:\n  - {name: \"bye " + key + "\", turns: [{say: bye}]}\n",
+	})
+	newCLI(t, dir, simEnv(s), "run", "--json", "all.json", "named/r.yaml").expect(t, exitOK, "status: passed")
+	env := simEnv(s)
+	env["GITHUB_ACTIONS"] = "true"
+	reports := []string{"result.json", "junit.xml", "report.html"}
+	for _, args := range [][]string{
+		{"run", "-v", "--json", "result.json", "--junit", "junit.xml", "--html", "report.html", suites},
+		{"run", "--json", "result.json", suites + "/r.yaml"},
+		{"run", "--json", "result.json", "named"},
+		{"lint", suites},
+		{"list", suites},
+		{"gate", "--suite", suites, "all.json"},
+	} {
+		c := newCLI(t, dir, env, args...)
+		out := c.expect(t, exitUsage, "holds a key the environment holds")
+		if f := keyIn(out, secret.Forms(key)); f != "" {
+			t.Errorf("%v shows the key as %q:\n%s", args, f, out)
+		}
+		if args[0] != "lint" && !strings.Contains(out, "suites-"+secret.Mask+"/r.yaml:") && args[len(args)-1] != "named" {
+			t.Errorf("%v does not name the file, masked:\n%s", args, out)
+		}
+		for _, report := range reports {
+			if _, err := os.Stat(filepath.Join(dir, report)); err == nil {
+				t.Errorf("%v wrote %s", args, report)
+			}
 		}
 	}
 }
