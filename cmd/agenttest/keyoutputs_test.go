@@ -202,3 +202,54 @@ func TestPathsHoldingAKeyAreRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareUncheckedListShowsNoKey: the list of pairs that check
+// nothing, on the console and in the HTML comparison, and the gate's
+// header over a comparison, mask a key the environment holds in a case's
+// name and in the paths a run was given, as a report edited (or written by another tool) may hold it
+// there. It was so before this test; it pins the masking of each.
+func TestCompareUncheckedListShowsNoKey(t *testing.T) {
+	t.Parallel()
+	s := simtest.Start(t, sim.Options{Seed: 2})
+	dir := writeTree(t, map[string]string{"s.yaml": "agent: restaurant\nscenarios:\n  - {name: says hi, turns: [{say: hi}]}\n"})
+	newCLI(t, dir, simEnv(s), "run", "s.yaml", "--json", "run.json").expect(t, exitOK)
+	const key = "sk-live-0123456789abcdefXYZ"
+	plant := func(doc map[string]any) {
+		eachObject(doc, func(o map[string]any) {
+			if _, ok := o["unchecked"]; ok {
+				o["name"] = "says hi " + key
+			}
+		})
+	}
+	copyReport(t, filepath.Join(dir, "run.json"), filepath.Join(dir, "baseline.json"), plant)
+	copyReport(t, filepath.Join(dir, "run.json"), filepath.Join(dir, "candidate.json"), plant)
+	env := map[string]string{"AGENTTEST_BUILD_KEY": key}
+	c := newCLI(t, dir, env, "compare", "--baseline", "baseline.json", "--candidate", "candidate.json", "--json", "compare.json", "--html", "compare.html")
+	c.run(t)
+	texts := map[string]string{"stdout": c.stdout.String(), "stderr": c.stderr.String()}
+	for _, name := range []string{"compare.json", "compare.html"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatalf("%v\n%s%s", err, c.stdout, c.stderr)
+		}
+		texts[name] = string(b)
+	}
+	// The comparison as written holds the mask: the gate is given one
+	// edited to hold the key again, and in the paths its runs were given.
+	if err := os.WriteFile(filepath.Join(dir, "edited.json"), []byte(strings.NewReplacer(secret.Mask, key, `"s.yaml"`, `"s`+key+`.yaml"`).Replace(texts["compare.json"])), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g := newCLI(t, dir, map[string]string{"AGENTTEST_BUILD_KEY": key, "AGENTTEST_SIM": "1"}, "gate", "edited.json")
+	g.run(t)
+	texts["gate"] = g.stdout.String() + g.stderr.String()
+	for name, text := range texts {
+		if f := keyIn(text, secret.Forms(key)); f != "" {
+			t.Errorf("%s shows the key as %q\n%s", name, f, text)
+		}
+	}
+	if !strings.Contains(texts["stdout"], "checked nothing (passes whenever the agent answers") || !strings.Contains(texts["stdout"], "says hi "+secret.Mask+" (on both sides)") ||
+		!strings.Contains(texts["compare.html"], "says hi "+secret.Mask) || !strings.Contains(texts["gate"], ".yaml:3:5 says hi "+secret.Mask+"\n") ||
+		!strings.Contains(texts["gate"], "paths the candidate's run was given: s"+secret.Mask+".yaml\n") {
+		t.Errorf("the list of pairs that check nothing, or the gate's header, does not show the name and path, masked: the test tests nothing\n%s\n%s", texts["stdout"], texts["gate"])
+	}
+}
