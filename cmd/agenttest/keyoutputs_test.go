@@ -86,17 +86,7 @@ func TestCompareOfReportsShowsNoKey(t *testing.T) {
 		})
 	}
 	copyReport(t, filepath.Join(dir, "run.json"), filepath.Join(dir, "candidate.json"), plant)
-	env := map[string]string{"AGENTTEST_BUILD_KEY": key}
-	c := newCLI(t, dir, env, "compare", "--baseline", "run.json", "--candidate", "candidate.json", "--json", "compare.json", "--html", "compare.html")
-	c.run(t)
-	texts := map[string]string{"stdout": c.stdout.String(), "stderr": c.stderr.String()}
-	for _, name := range []string{"compare.json", "compare.html"} {
-		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatalf("%v\n%s%s", err, c.stdout, c.stderr)
-		}
-		texts[name] = string(b)
-	}
+	texts := compareTexts(t, dir, key, "run.json")
 	for name, text := range texts {
 		if f := keyIn(text, secret.Forms(key)); f != "" {
 			t.Errorf("%s shows the key as %q", name, f)
@@ -223,17 +213,7 @@ func TestCompareUncheckedListShowsNoKey(t *testing.T) {
 	}
 	copyReport(t, filepath.Join(dir, "run.json"), filepath.Join(dir, "baseline.json"), plant)
 	copyReport(t, filepath.Join(dir, "run.json"), filepath.Join(dir, "candidate.json"), plant)
-	env := map[string]string{"AGENTTEST_BUILD_KEY": key}
-	c := newCLI(t, dir, env, "compare", "--baseline", "baseline.json", "--candidate", "candidate.json", "--json", "compare.json", "--html", "compare.html")
-	c.run(t)
-	texts := map[string]string{"stdout": c.stdout.String(), "stderr": c.stderr.String()}
-	for _, name := range []string{"compare.json", "compare.html"} {
-		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatalf("%v\n%s%s", err, c.stdout, c.stderr)
-		}
-		texts[name] = string(b)
-	}
+	texts := compareTexts(t, dir, key, "baseline.json")
 	// The comparison as written holds the mask: the gate is given one
 	// edited to hold the key again, and in the paths its runs were given.
 	if err := os.WriteFile(filepath.Join(dir, "edited.json"), []byte(strings.NewReplacer(secret.Mask, key, `"s.yaml"`, `"s`+key+`.yaml"`).Replace(texts["compare.json"])), 0o644); err != nil {
@@ -252,4 +232,22 @@ func TestCompareUncheckedListShowsNoKey(t *testing.T) {
 		!strings.Contains(texts["gate"], "paths the candidate's run was given: s"+secret.Mask+".yaml\n") {
 		t.Errorf("the list of pairs that check nothing, or the gate's header, does not show the name and path, masked: the test tests nothing\n%s\n%s", texts["stdout"], texts["gate"])
 	}
+}
+
+// compareTexts compares baseline with candidate.json in dir, the
+// environment holding key: what the console and the comparison's JSON
+// and HTML files show.
+func compareTexts(t *testing.T, dir, key, baseline string) map[string]string {
+	t.Helper()
+	c := newCLI(t, dir, map[string]string{"AGENTTEST_BUILD_KEY": key}, "compare", "--baseline", baseline, "--candidate", "candidate.json", "--json", "compare.json", "--html", "compare.html")
+	c.run(t)
+	texts := map[string]string{"stdout": c.stdout.String(), "stderr": c.stderr.String()}
+	for _, name := range []string{"compare.json", "compare.html"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatalf("%v\n%s%s", err, c.stdout, c.stderr)
+		}
+		texts[name] = string(b)
+	}
+	return texts
 }
