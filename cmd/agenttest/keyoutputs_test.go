@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/agenttest/agenttest/internal/sim"
+	"github.com/agenttest/agenttest/internal/sim/simtest"
 	"maps"
 	"os"
 	"path/filepath"
@@ -84,17 +86,7 @@ func TestCompareOfReportsShowsNoKey(t *testing.T) {
 		})
 	}
 	copyReport(t, filepath.Join(dir, "run.json"), filepath.Join(dir, "candidate.json"), plant)
-	env := map[string]string{"AGENTTEST_BUILD_KEY": key}
-	c := newCLI(t, dir, env, "compare", "--baseline", "run.json", "--candidate", "candidate.json", "--json", "compare.json", "--html", "compare.html")
-	c.run(t)
-	texts := map[string]string{"stdout": c.stdout.String(), "stderr": c.stderr.String()}
-	for _, name := range []string{"compare.json", "compare.html"} {
-		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatalf("%v\n%s%s", err, c.stdout, c.stderr)
-		}
-		texts[name] = string(b)
-	}
+	texts := compareTexts(t, dir, key, "run.json")
 	for name, text := range texts {
 		if f := keyIn(text, secret.Forms(key)); f != "" {
 			t.Errorf("%s shows the key as %q", name, f)
@@ -153,4 +145,109 @@ func TestListKnowsTheKeysOfTheConfigFile(t *testing.T) {
 			t.Errorf("%q shows the key as %q:\n%s", args, f, out)
 		}
 	}
+}
+
+// TestPathsHoldingAKeyAreRefused: a suite file whose path holds a key
+// the environment holds (a directory named by a variable) is refused
+// (exit 2) by run, lint, list and gate --suite, naming the problem with
+// the path masked, before anything runs or a report is written. Before,
+// the console masked the path but the JSON report (paths, each file and
+// case), the JUnit (file, classname) and the HTML report held it as it
+// was, and the diagnostic of a scenario name holding the key named the
+// file with the key in it.
+func TestPathsHoldingAKeyAreRefused(t *testing.T) {
+	t.Parallel()
+	s := simtest.Start(t, sim.Options{Seed: 2})
+	key := s.BuildKey
+	suites := "suites-" + key
+	dir := writeTree(t, map[string]string{
+		suites + "/r.yaml":       "suite: r\nagent: restaurant\nscenarios:\n  - {name: bye, turns: [{say: bye, expect: {ended: true}}]}\n",
+		"named/r.yaml":           "suite: r\nagent: restaurant\nscenarios:\n  - {name: bye, turns: [{say: bye, expect: {ended: true}}]}\n",
+		"named/" + key + ".yaml": "agent: restaurant\nscenarios:\n  - {name: \"bye " + key + "\", turns: [{say: bye}]}\n",
+	})
+	newCLI(t, dir, simEnv(s), "run", "--json", "all.json", "named/r.yaml").expect(t, exitOK, "status: passed")
+	env := simEnv(s)
+	env["GITHUB_ACTIONS"] = "true"
+	reports := []string{"result.json", "junit.xml", "report.html"}
+	for _, args := range [][]string{
+		{"run", "-v", "--json", "result.json", "--junit", "junit.xml", "--html", "report.html", suites},
+		{"run", "--json", "result.json", suites + "/r.yaml"},
+		{"run", "--json", "result.json", "named"},
+		{"lint", suites},
+		{"list", suites},
+		{"gate", "--suite", suites, "all.json"},
+	} {
+		c := newCLI(t, dir, env, args...)
+		out := c.expect(t, exitUsage, "holds a key the environment holds")
+		if f := keyIn(out, secret.Forms(key)); f != "" {
+			t.Errorf("%v shows the key as %q:\n%s", args, f, out)
+		}
+		if args[0] != "lint" && !strings.Contains(out, "suites-"+secret.Mask+"/r.yaml:") && args[len(args)-1] != "named" {
+			t.Errorf("%v does not name the file, masked:\n%s", args, out)
+		}
+		for _, report := range reports {
+			if _, err := os.Stat(filepath.Join(dir, report)); err == nil {
+				t.Errorf("%v wrote %s", args, report)
+			}
+		}
+	}
+}
+
+// TestCompareUncheckedListShowsNoKey: the list of pairs that check
+// nothing, on the console and in the HTML comparison, and the gate's
+// header over a comparison, mask a key the environment holds in a case's
+// name and in the paths a run was given, as a report edited (or written by another tool) may hold it
+// there. It was so before this test; it pins the masking of each.
+func TestCompareUncheckedListShowsNoKey(t *testing.T) {
+	t.Parallel()
+	s := simtest.Start(t, sim.Options{Seed: 2})
+	dir := writeTree(t, map[string]string{"s.yaml": "agent: restaurant\nscenarios:\n  - {name: says hi, turns: [{say: hi}]}\n"})
+	newCLI(t, dir, simEnv(s), "run", "s.yaml", "--json", "run.json").expect(t, exitOK)
+	const key = "sk-live-0123456789abcdefXYZ"
+	plant := func(doc map[string]any) {
+		eachObject(doc, func(o map[string]any) {
+			if _, ok := o["unchecked"]; ok {
+				o["name"] = "says hi " + key
+			}
+		})
+	}
+	copyReport(t, filepath.Join(dir, "run.json"), filepath.Join(dir, "baseline.json"), plant)
+	copyReport(t, filepath.Join(dir, "run.json"), filepath.Join(dir, "candidate.json"), plant)
+	texts := compareTexts(t, dir, key, "baseline.json")
+	// The comparison as written holds the mask: the gate is given one
+	// edited to hold the key again, and in the paths its runs were given.
+	if err := os.WriteFile(filepath.Join(dir, "edited.json"), []byte(strings.NewReplacer(secret.Mask, key, `"s.yaml"`, `"s`+key+`.yaml"`).Replace(texts["compare.json"])), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g := newCLI(t, dir, map[string]string{"AGENTTEST_BUILD_KEY": key, "AGENTTEST_SIM": "1"}, "gate", "edited.json")
+	g.run(t)
+	texts["gate"] = g.stdout.String() + g.stderr.String()
+	for name, text := range texts {
+		if f := keyIn(text, secret.Forms(key)); f != "" {
+			t.Errorf("%s shows the key as %q\n%s", name, f, text)
+		}
+	}
+	if !strings.Contains(texts["stdout"], "checked nothing (passes whenever the agent answers") || !strings.Contains(texts["stdout"], "says hi "+secret.Mask+" (on both sides)") ||
+		!strings.Contains(texts["compare.html"], "says hi "+secret.Mask) || !strings.Contains(texts["gate"], ".yaml:3:5 says hi "+secret.Mask+"\n") ||
+		!strings.Contains(texts["gate"], "paths the candidate's run was given: s"+secret.Mask+".yaml\n") {
+		t.Errorf("the list of pairs that check nothing, or the gate's header, does not show the name and path, masked: the test tests nothing\n%s\n%s", texts["stdout"], texts["gate"])
+	}
+}
+
+// compareTexts compares baseline with candidate.json in dir, the
+// environment holding key: what the console and the comparison's JSON
+// and HTML files show.
+func compareTexts(t *testing.T, dir, key, baseline string) map[string]string {
+	t.Helper()
+	c := newCLI(t, dir, map[string]string{"AGENTTEST_BUILD_KEY": key}, "compare", "--baseline", baseline, "--candidate", "candidate.json", "--json", "compare.json", "--html", "compare.html")
+	c.run(t)
+	texts := map[string]string{"stdout": c.stdout.String(), "stderr": c.stderr.String()}
+	for _, name := range []string{"compare.json", "compare.html"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatalf("%v\n%s%s", err, c.stdout, c.stderr)
+		}
+		texts[name] = string(b)
+	}
+	return texts
 }

@@ -98,7 +98,7 @@ func keyReferences(suites []*scenario.Suite, cfg *config.File) diag.Diagnostics 
 	return ds
 }
 
-// keysInNames refuses the suite names, scenario names and tags that hold
+// keysInNames refuses the suite paths and names, scenario names and tags that hold
 // a key the environment holds (envKeys): the console, every report, the
 // CI annotations and list print them as they are, since compare, history
 // and --rerun-failed match cases across runs on them, and a mask would
@@ -113,6 +113,13 @@ func keysInNames(st *State, suites []*scenario.Suite, cfg *config.File) diag.Dia
 	var ds diag.Diagnostics
 	seen := map[diag.Pos]bool{}
 	for _, su := range suites {
+		// A file's path is a case's identity as its name is (the
+		// reports, --rerun-failed and the gate's --suite match on it):
+		// refused, not masked.
+		if red.Contains(su.Path) {
+			ds = ds.Append(diag.Diagnostic{Pos: su.Pos, Message: "the suite's file path holds a key the environment holds",
+				Hint: "take the key out of the path: paths are printed as they are, in every report and by list"})
+		}
 		if red.Contains(su.Name) {
 			ds = ds.Append(diag.Diagnostic{Pos: su.Pos, Message: "the suite's name holds a key the environment holds", Hint: hint})
 		}

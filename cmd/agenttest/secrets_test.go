@@ -407,6 +407,13 @@ func formsPlatform(t *testing.T) *httptest.Server {
 			fmt.Fprintf(w, `{"error_message":"invalid key %s","key":"%s"}`, all, all)
 			return
 		}
+		if parts[2] == "twice" {
+			// The key as a key of the state, sent twice with different
+			// values: the platform's error names the member.
+			fmt.Fprintf(w, `{"conversationId":"conv-1","userInput":"","response":"hi","metadata":{"currentNode":"Greeting","state":{%q:1,%q:2}},"conversationEnded":false,"delayedResponse":false}`,
+				key, key)
+			return
+		}
 		echo := keyForms[parts[2]](key)
 		fmt.Fprintf(w, `{"conversationId":"conv-1","userInput":"","response":"your key is %s","metadata":{"currentNode":"%s","nodeTrace":["Greeting"],"state":{"k":"%s","%s":1}},"conversationEnded":false,"delayedResponse":false}`,
 			echo, echo, echo, echo)
@@ -434,6 +441,7 @@ func TestSecretsInEveryForm(t *testing.T) {
 	replies.WriteString("  - {name: copied, agent: raw, greeting: {response: {matches: \"${env:COPY}\"}}, turns: [{say: hi}]}\n")
 	suites := map[string]string{
 		"forms-401.yaml": "suite: forms 401\nscenarios:\n  - {name: every form in a 401, agent: all-401, turns: [{say: hi}]}\n",
+		"twice.yaml":     "suite: twice\nscenarios:\n  - {name: the key sent twice in the state, agent: twice, turns: [{say: hi}]}\n",
 	}
 	for _, key := range keys {
 		t.Run(key, func(t *testing.T) {
@@ -458,8 +466,11 @@ func TestSecretsInEveryForm(t *testing.T) {
 			masked := 0
 			for name := range suites {
 				want := exitUsage
-				if name == "forms.yaml" {
+				switch name {
+				case "forms.yaml":
 					want = exitFailed
+				case "twice.yaml":
+					want = exitErrored
 				}
 				c := newCLI(t, dir, env, "run", "-v", name, "--junit", "junit.xml", "--json", "result.json", "--html", "report.html",
 					"--cucumber", "cucumber.ndjson", "--github")
@@ -471,6 +482,9 @@ func TestSecretsInEveryForm(t *testing.T) {
 				if name == "forms.yaml" && (!strings.Contains(texts["stdout"], "near threshold: similar") || !strings.Contains(texts["stdout"], "::notice ") ||
 					!strings.Contains(texts["result.json"], "your key is "+secret.Mask) || !strings.Contains(texts["junit.xml"], "your key is "+secret.Mask)) {
 					t.Errorf("the similar checks' texts and near note are not shown, masked: they test nothing\n%s", texts["stdout"])
+				}
+				if name == "twice.yaml" && !strings.Contains(texts["stdout"], `field "metadata.state.`+secret.Mask+`" is sent twice, with different values`) {
+					t.Errorf("the error of a state key sent twice is not shown, masked: it tests nothing\n%s", texts["stdout"])
 				}
 				if strings.Contains(texts["result.json"], secret.Mask) && strings.Contains(texts["junit.xml"], secret.Mask) {
 					masked++

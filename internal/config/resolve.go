@@ -415,9 +415,9 @@ func redactDiags(diags diag.Diagnostics, keys []string) diag.Diagnostics {
 	return RedactDiags(diags, red)
 }
 
-// RedactDiags masks red's keys in what the diagnostics say and echo: a
-// key written where a setting or a suite has it by mistake is what a
-// problem on that line quotes. An echoed line that holds a key is masked
+// RedactDiags masks red's keys in what the diagnostics say and echo,
+// and in the file they name: a key written where a setting or a suite
+// has it by mistake is what a problem on that line quotes. An echoed line that holds a key is masked
 // before it is cut to its excerpt, its column moved past the masks
 // (diag.MaskedExcerpt). The diagnostics are changed in place.
 func RedactDiags(diags diag.Diagnostics, red *secret.Redactor) diag.Diagnostics {
@@ -430,6 +430,8 @@ func RedactDiags(diags diag.Diagnostics, red *secret.Redactor) diag.Diagnostics 
 	for i := range diags {
 		d := &diags[i]
 		d.Message, d.Hint = red.String(d.Message), red.String(d.Hint)
+		// The file's path too: one holding a key is refused for it.
+		d.Pos.File = red.String(d.Pos.File)
 		if d.Source == "" {
 			continue
 		}
