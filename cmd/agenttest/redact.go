@@ -98,12 +98,12 @@ func keyReferences(suites []*scenario.Suite, cfg *config.File) diag.Diagnostics 
 	return ds
 }
 
-// keysInNames refuses the suite paths and names, scenario names and tags that hold
-// a key the environment holds (envKeys): the console, every report, the
-// CI annotations and list print them as they are, since compare, history
-// and --rerun-failed match cases across runs on them, and a mask would
-// make two names one. The diagnostics say where, their echoed lines
-// masked.
+// keysInNames refuses the suite paths and names, scenario names and tags
+// that hold a key the environment holds (envKeys): the console, every
+// report, the CI annotations and list print them as they are, since
+// compare, history and --rerun-failed match cases across runs on them,
+// and a mask would make two names one. The diagnostics say where, their
+// echoed lines masked.
 func keysInNames(st *State, suites []*scenario.Suite, cfg *config.File) diag.Diagnostics {
 	red := knownKeys(st, cfg)
 	if red.Empty() {

@@ -417,9 +417,10 @@ func redactDiags(diags diag.Diagnostics, keys []string) diag.Diagnostics {
 
 // RedactDiags masks red's keys in what the diagnostics say and echo,
 // and in the file they name: a key written where a setting or a suite
-// has it by mistake is what a problem on that line quotes. An echoed line that holds a key is masked
-// before it is cut to its excerpt, its column moved past the masks
-// (diag.MaskedExcerpt). The diagnostics are changed in place.
+// has it by mistake is what a problem on that line quotes. An echoed
+// line that holds a key is masked before it is cut to its excerpt, its
+// column moved past the masks (diag.MaskedExcerpt). The diagnostics are
+// changed in place.
 func RedactDiags(diags diag.Diagnostics, red *secret.Redactor) diag.Diagnostics {
 	if red.Empty() {
 		return diags
