@@ -451,7 +451,10 @@ const maxRedirectedPath = 200
 
 // errorBody covers every error shape of the reference: debug chat
 // (success, error, error_id, error_code, error_message, data), conversations
-// (error_message), alerts (message, errors[]), and the common "code".
+// (error_message), alerts (message, errors[]), and the common "code"; and
+// the one a platform served by FastAPI answers with whatever the
+// reference shows: {"detail": "Not Found"}, or a validation failure's
+// {"detail": [{"loc": [...], "msg": ...}]}.
 type errorBody struct {
 	Error        json.RawMessage `json:"error"`
 	ErrorCode    json.RawMessage `json:"error_code"`
@@ -462,10 +465,13 @@ type errorBody struct {
 	// (errorDetails), since a list of strings or of another shape must
 	// not cost the body its code and message.
 	Errors json.RawMessage `json:"errors"`
+	Detail json.RawMessage `json:"detail"`
 }
 
-// errorDetails renders the members of an "errors" list: "field: message"
-// of objects, strings as they are; anything else is left out.
+// errorDetails renders the members of an "errors" or "detail" list:
+// "field: message" of objects (FastAPI's "loc" path and "msg" where
+// those are absent: "body.clientEnv: Field required"), strings as they
+// are; anything else is left out.
 func errorDetails(raw json.RawMessage) []string {
 	var items []any
 	if len(raw) == 0 || raw[0] != '[' || json.Unmarshal(raw, &items) != nil {
@@ -480,7 +486,13 @@ func errorDetails(raw json.RawMessage) []string {
 			}
 		case map[string]any:
 			field, _ := x["field"].(string)
+			if field == "" {
+				field = location(x["loc"])
+			}
 			msg, _ := x["message"].(string)
+			if msg == "" {
+				msg, _ = x["msg"].(string)
+			}
 			switch {
 			case field != "" && msg != "":
 				details = append(details, field+": "+msg)
@@ -490,6 +502,22 @@ func errorDetails(raw json.RawMessage) []string {
 		}
 	}
 	return details
+}
+
+// location renders a FastAPI error's "loc", a path of names and
+// indexes: ["body", "metadata", 0] is "body.metadata.0".
+func location(loc any) string {
+	items, _ := loc.([]any)
+	parts := make([]string, 0, len(items))
+	for _, it := range items {
+		switch x := it.(type) {
+		case string:
+			parts = append(parts, x)
+		case float64:
+			parts = append(parts, strconv.FormatFloat(x, 'f', -1, 64))
+		}
+	}
+	return strings.Join(parts, ".")
 }
 
 // maxMessage bounds a message taken from a body.
@@ -504,7 +532,7 @@ func parseErrorBody(body []byte, contentType string) (code, msg string) {
 	var eb errorBody
 	if trimmed[0] == '{' && json.Unmarshal(body, &eb) == nil {
 		code = firstText(eb.ErrorCode, eb.Code)
-		msg = firstText(eb.ErrorMessage, eb.Message, eb.Error)
+		msg = firstText(eb.ErrorMessage, eb.Message, eb.Error, eb.Detail)
 		if msg == "" && len(eb.Error) > 0 && eb.Error[0] == '{' {
 			// {"error": {"code": ..., "message": ...}}
 			var inner errorBody
@@ -515,7 +543,7 @@ func parseErrorBody(body []byte, contentType string) (code, msg string) {
 				msg = firstText(inner.Message, inner.ErrorMessage)
 			}
 		}
-		if details := errorDetails(eb.Errors); len(details) > 0 {
+		if details := append(errorDetails(eb.Errors), errorDetails(eb.Detail)...); len(details) > 0 {
 			if msg != "" {
 				msg += ": "
 			}

@@ -174,6 +174,20 @@ func TestAPIErrorShapes(t *testing.T) {
 			wantCode: CodeChatTimeout, pred: IsChatTimeout, wantHits: 1,
 		},
 		{
+			// A platform served by FastAPI answers its own errors so,
+			// whatever the reference shows.
+			name:    "FastAPI detail",
+			f:       &fixed{status: 404, body: `{"detail":"Conversation not found"}`},
+			wantMsg: "GET /v3/ws-abcd1234/restaurant/conversations/abc: 404: Conversation not found",
+			pred:    IsNotFound, wantHits: 1,
+		},
+		{
+			name:     "FastAPI validation detail",
+			f:        &fixed{status: 422, body: `{"detail":[{"type":"missing","loc":["body","clientEnv"],"msg":"Field required","input":{}},{"loc":["query","limit",0],"msg":"Input should be a valid integer"}]}`},
+			wantMsg:  "GET /v3/ws-abcd1234/restaurant/conversations/abc: 422: body.clientEnv: Field required; query.limit.0: Input should be a valid integer",
+			wantHits: 1,
+		},
+		{
 			name:     "errors not a list",
 			f:        &fixed{status: 422, body: `{"message":"invalid id","errors":{"id":"must match ^alr_"}}`},
 			wantMsg:  "GET /v3/ws-abcd1234/restaurant/conversations/abc: 422: invalid id",
