@@ -29,7 +29,7 @@ func (s *selection) emptyReason(suites []*scenario.Suite, paths []string, pathsG
 	if len(suites) == 0 {
 		return fmt.Sprintf("no suite file under %s (a suite is a .feature file, or a YAML file with a scenarios: key)", strings.Join(paths, ", "))
 	}
-	n := len(scenarios(suites))
+	n := scenario.Count(suites)
 	if n == 0 {
 		// No filter left anything out: the files themselves are empty.
 		return fmt.Sprintf("no scenario under %s (%d %s, none with a scenario)", strings.Join(paths, ", "), len(suites), plural(len(suites), "suite file", "suite files"))

@@ -141,7 +141,7 @@ func cmdLint(_ context.Context, st *State, args []string) error {
 	// Lint takes no filter; it counts through the one selection run
 	// uses.
 	suites := loaded.Suites
-	n := len(scenarios(scenario.Select(suites, scenario.Selection{})))
+	n := scenario.Count(scenario.Select(suites, scenario.Selection{}))
 	if len(diags) == 0 {
 		fmt.Fprintf(st.Stdout, "%d %s, %d %s: no problems\n", len(suites), plural(len(suites), "suite file", "suite files"), n, plural(n, "scenario", "scenarios"))
 	}
