@@ -517,21 +517,18 @@ func typingOn(p payloadMembers) (bool, error) {
 		if len(v) == 0 || string(v) == "null" {
 			continue
 		}
-		word := string(v)
+		text := string(v)
 		if v[0] == '"' {
-			word = strings.ToLower(strings.TrimSpace(scalarText(v)))
+			text = scalarText(v)
 		}
-		switch {
+		// A bare value (true, 1) is a JSON token, lower case already.
+		switch word := strings.ToLower(strings.TrimSpace(text)); {
 		case slices.Contains(typingOnWords, word):
 			return true, nil
 		case slices.Contains(typingOffWords, word):
 			return false, nil
 		}
-		shown := string(v)
-		if v[0] == '"' {
-			shown = scalarText(v)
-		}
-		return false, fmt.Errorf("payload.%s is %s, which says neither that the agent is typing nor that it stopped", n, clipID(shown))
+		return false, fmt.Errorf("payload.%s is %s, which says neither that the agent is typing nor that it stopped", n, clipID(text))
 	}
 	return false, nil
 }
