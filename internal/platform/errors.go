@@ -635,6 +635,10 @@ type RateLimitError struct {
 	// Deadline is set when the wait would outlast the context's deadline
 	// rather than the budget.
 	Deadline bool
+	// PacedBy names the call ("GET /v1/...") whose 429 last paused the
+	// key, the one whose pause held this call: with Limited 0 it is the
+	// platform's answer behind the error, which the case never saw.
+	PacedBy string
 }
 
 // Error renders "rate limited: waited 15m0s for POST
@@ -643,8 +647,15 @@ type RateLimitError struct {
 func (e *RateLimitError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "rate limited: waited %s for %s %s", roundWait(e.Waited), e.Method, e.Path)
-	if e.Limited > 0 {
+	switch {
+	case e.Limited > 0:
 		fmt.Fprintf(&b, " (%d %s 429)", e.Limited, plural(e.Limited, "answer", "answers"))
+	case e.PacedBy != "":
+		// A call held back by a pause the platform asked of another
+		// call with the same key (another case's, or the deployment
+		// read before the first case): without it the message named
+		// no answer of the platform at all.
+		fmt.Fprintf(&b, " (none of this scenario's calls was answered 429: the platform answered 429 to %s, sent with the same key, and every call of the key waits as it asked)", e.PacedBy)
 	}
 	if e.Deadline {
 		fmt.Fprintf(&b, "; the next try could go in %s, past the call's deadline", roundWait(e.Next))

@@ -457,7 +457,7 @@ func TestPacerWaitsForTheWindowAsleep(t *testing.T) {
 		waiting = p.freed != nil
 		p.mu.Unlock()
 	}
-	p.done(clk.Now(), inFlight[0], true, false, 0)
+	p.done(clk.Now(), &call{}, inFlight[0], true, false, 0)
 	if err := <-done; err != nil || sleeps.Load() != 0 {
 		t.Errorf("err = %v after %d sleeps, want the request admitted without any", err, sleeps.Load())
 	}
@@ -494,5 +494,47 @@ func TestPaceServesASleepThatReturnsEarly(t *testing.T) {
 	}
 	if _, err := c.FiringAlerts(context.Background()); err != nil || len(slept) != 1 || slept[0] != time.Second {
 		t.Errorf("err = %v after sleeps %v, want one of 1s", err, slept)
+	}
+}
+
+// TestHeldCallNamesThe429: a call held back by the pause of another
+// call's 429 with the same key, past its scenario's wait budget, errors
+// naming the status and the call the platform answered it to: its own
+// scenario received no 429 and, without them, the error named no answer
+// of the platform at all ("rate limited: waited 0s for POST ...; the next
+// try could go in 30s"). A scenario that received the 429 itself counts
+// it, as before.
+func TestHeldCallNamesThe429(t *testing.T) {
+	t.Parallel()
+	clk := fakeclock.New()
+	var chats atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(r.URL.Path, "/deployments/") {
+			w.Header().Set("Retry-After", "30")
+			w.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
+		chats.Add(1)
+		_, _ = w.Write([]byte(`{"conversationId":"c1","userInput":"","response":"hi","metadata":{},"conversationEnded":false,"delayedResponse":false}`))
+	}))
+	t.Cleanup(srv.Close)
+	c, err := New(Config{BuildURL: srv.URL, BuildKey: "bk-secret-build", Now: clk.Now, RateWait: time.Second,
+		Retry: RetryPolicy{MaxAttempts: 1, Sleep: clk.Sleep}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const refused = "GET /v1/agents/a1/deployments/active"
+	_, err = c.ActiveDeployment(WithRateAccount(context.Background(), NewRateAccount()), "a1", "sandbox")
+	if want := "rate limited: waited 0s for " + refused + " (1 answer 429); the next try could go in 30s"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("the refused call: err = %v, want %q", err, want)
+	}
+	_, err = c.StartChat(WithRateAccount(context.Background(), NewRateAccount()), "a1", ChatStart{ClientEnv: "sandbox"})
+	want := "rate limited: waited 0s for POST /v1/agents/a1/debug-chat (none of this scenario's calls was answered 429: the platform answered 429 to " +
+		refused + ", sent with the same key, and every call of the key waits as it asked); the next try could go in 30s, past the wait budget of 1s per scenario"
+	if err == nil || err.Error() != want {
+		t.Errorf("the held call: err = %v\nwant %s", err, want)
+	}
+	if n := chats.Load(); n != 0 {
+		t.Errorf("%d chats sent during the pause, want none", n)
 	}
 }
