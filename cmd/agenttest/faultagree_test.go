@@ -64,6 +64,10 @@ func TestFaultClassesAgreeAcrossReports(t *testing.T) {
 		// line is where a failure is placed (default 6, the turn's
 		// expect:).
 		line int
+		// blame is whose fault an error is, as JUnit and Cucumber say
+		// it ("errored, not failed: BLAME broke, not the agent"); by
+		// default the platform's.
+		blame string
 		// says is in the case's message in every output.
 		says []string
 	}
@@ -96,7 +100,7 @@ func TestFaultClassesAgreeAcrossReports(t *testing.T) {
 		{name: "platform: chat timeout", sim: "--chat-timeout 1",
 			code: exitErrored, status: "errored", run: "errored", kind: "timeout", says: []string{"POST /v1/agents/clinic/debug-chat/", "408 CHAT_TIMEOUT"}},
 		{name: "platform: connection dropped", sim: "--drop 1",
-			code: exitErrored, status: "errored", run: "errored", kind: "network", says: []string{"POST /v1/agents/clinic/debug-chat: connection lost"}},
+			code: exitErrored, status: "errored", run: "errored", kind: "network", blame: "the network or the platform", says: []string{"POST /v1/agents/clinic/debug-chat: connection lost"}},
 		{name: "platform: truncated JSON", serve: malformed(200, `{"response": "Welcome`),
 			code: exitErrored, status: "errored", run: "errored", kind: "http", says: []string{"POST /v1/agents/clinic/debug-chat: 200: malformed response"}},
 		{name: "platform: wrong type", serve: malformed(200, `{"response": "Hi", "conversationId": {}}`),
@@ -105,7 +109,7 @@ func TestFaultClassesAgreeAcrossReports(t *testing.T) {
 			http.Redirect(w, r, "http://198.51.100.7"+r.URL.Path, http.StatusTemporaryRedirect)
 		}, // The key is kept from the host it leads to: the target's
 			// build_url is to fix, not the platform (a configuration error).
-			code: exitErrored, status: "errored", run: "errored", kind: "config", says: []string{"POST /v1/agents/clinic/debug-chat: 307 redirect", "Fix build_url"}},
+			code: exitErrored, status: "errored", run: "errored", kind: "config", blame: "the scenario's configuration", says: []string{"POST /v1/agents/clinic/debug-chat: 307 redirect", "Fix build_url"}},
 		{name: "agent: the recorded conversation", confirm: `{conversation: {handoff: true}}`,
 			code: exitFailed, status: "failed", run: "failed", line: 7, says: []string{"conversation handoff is false, expected true"}},
 		{name: "platform: the record never shown", confirm: `{conversation: {handoff: false}}`, args: []string{"--confirm-timeout", "100ms"},
@@ -115,6 +119,12 @@ func TestFaultClassesAgreeAcrossReports(t *testing.T) {
 				w.Write([]byte(`{"error": "conversation not found"}`))
 			},
 			code: exitErrored, status: "errored", run: "errored", kind: "timeout", says: []string{"not recorded within", ": 404: conversation not found", "not the agent's"}},
+		{name: "target: a key refused on the first turn", serve: malformed(403, `{"success": false, "error": "Forbidden", "error_code": "FORBIDDEN", "error_message": "the key has no rights on this agent", "data": null}`),
+			// The run stops on it (exit 2), a configuration problem:
+			// the case that met it is the target's, as the stop is.
+			code: exitUsage, status: "errored", run: "errored", kind: "http", blame: "the target's configuration", says: []string{"POST /v1/agents/clinic/debug-chat: 403 FORBIDDEN"}},
+		{name: "target: an agent the platform does not know", serve: malformed(404, `{"success": false, "error": "Not Found", "error_code": "AGENT_NOT_FOUND", "error_message": "no agent clinic", "data": null}`),
+			code: exitUsage, status: "errored", run: "errored", kind: "http", blame: "the target's configuration", says: []string{"POST /v1/agents/clinic/debug-chat: 404 AGENT_NOT_FOUND", "check the agent id"}},
 		{name: "platform: messaging overload", sim: "--overload 1", messaging: true, expect: `{response: {contains: "booked in"}}`,
 			code: exitErrored, status: "errored", run: "errored", kind: "messaging", says: []string{"error system message", "high load"}},
 		{name: "platform: 500, then a pass on retry", sim: "--error-500 0.3", args: []string{"--retries", "3", "--seed", "8"},
@@ -155,7 +165,7 @@ func TestFaultClassesAgreeAcrossReports(t *testing.T) {
 			env[simFlagsEnv] = tc.sim
 		}
 		args := append([]string{"run", "s.yaml", "--seed", "1", "--github", "--no-color",
-			"--json", "r.json", "--junit", "r.xml", "--html", "r.html"}, tc.args...)
+			"--json", "r.json", "--junit", "r.xml", "--html", "r.html", "--cucumber", "r.ndjson"}, tc.args...)
 		c := newCLI(t, dir, env, args...)
 		code := c.run(t)
 		out := c.stdout.String()
@@ -267,7 +277,7 @@ func TestFaultClassesAgreeAcrossReports(t *testing.T) {
 		if typ == "" {
 			typ = "assertion"
 		}
-		found := false
+		found, said := false, ""
 		for _, r := range suites.Cases[0].Results {
 			switch r.XMLName.Local {
 			case "failure", "error", "flakyFailure", "flakyError":
@@ -275,10 +285,28 @@ func TestFaultClassesAgreeAcrossReports(t *testing.T) {
 					t.Errorf("JUnit: <%s type=%q>, want <%s type=%q>: %s", r.XMLName.Local, r.Type, elem, typ, r.Message)
 				}
 				found = found || strings.Contains(r.Message, msg)
+				said += r.Message + "\n"
 			}
 		}
 		if !found {
 			t.Errorf("JUnit: no <%s> says %q:\n%s", elem, msg, b)
+		}
+		// Whose fault: said with the error in JUnit and in Cucumber's
+		// failed step, as the run's status says it.
+		blame := ""
+		if tc.kind != "" {
+			blame = "(errored, not failed: " + cmp.Or(tc.blame, "the platform") + " broke, not the agent"
+			if !strings.Contains(said, blame) {
+				t.Errorf("JUnit: no %q:\n%s", blame, said)
+			}
+		}
+		nd, err := os.ReadFile(filepath.Join(dir, "r.ndjson"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		quoted, _ := json.Marshal(firstLine(msg))
+		if !strings.Contains(string(nd), strings.Trim(string(quoted), `"`)) || !strings.Contains(string(nd), strings.TrimPrefix(blame, "(")) {
+			t.Errorf("Cucumber: no step says %s, %q:\n%s", quoted, blame, nd)
 		}
 		wantF, wantE := 0, 0
 		switch tc.status {
