@@ -19,23 +19,35 @@ import (
 )
 
 // faultSuite is one scenario of the example clinic agent: its greeting,
-// then a turn that books an appointment. A row's expectation replaces
-// the one written under expect:.
+// then a turn that books an appointment (or says what a row says). A
+// row's expectation replaces the one written under expect:, its
+// confirmation is written under confirm:.
 const faultSuite = `agent: clinic
 scenarios:
   - name: books
     turns:
-      - say: I'd like to book an appointment on Tuesday at 10am
+      - say: {SAY}
         expect: {EXPECT}
 {CONFIRM}`
+
+// probeFaultSuite places a call to the number probeFaultConfig allows.
+const (
+	probeFaultSuite = `agent: clinic
+scenarios:
+  - name: books
+    probe: {outbound_call: {to: "+15550009999"}, expect_status: success, within: 10s}
+`
+	probeFaultConfig = "default_target: t\ntargets:\n  t:\n    build_url: https://build.example.com\n    probe_numbers: [\"+15550009999\"]\n"
+)
 
 // TestFaultClassesAgreeAcrossReports runs one scenario per class of
 // failure, real HTTP against the embedded simulator (its fault drills) or
 // a hostile server, and reads every output a QA engineer may open on a
 // red CI run: the exit code, the console, the JSON, JUnit and HTML
-// reports, the GitHub annotations and step summary. Each must say the
-// same verdict and blame: a broken expectation is the agent's failure
-// (exit 1, <failure>), whatever the platform did wrong is an error
+// reports, the GitHub annotations and step summary, Cucumber Messages and
+// a merge of the JSON report. Each must say the same verdict and blame: a
+// broken expectation is the agent's failure (exit 1, <failure>),
+// whatever the platform did wrong is an error
 // (exit 4, <error> of the error's kind) that names the endpoint and the
 // status, and a retry that passed after a platform error is flaky.
 func TestFaultClassesAgreeAcrossReports(t *testing.T) {
@@ -54,6 +66,11 @@ func TestFaultClassesAgreeAcrossReports(t *testing.T) {
 		runtime http.HandlerFunc
 		// messaging runs the scenario over the Messaging API.
 		messaging bool
+		// say is the turn's message (default: a booking); suite replaces
+		// faultSuite, config is the agenttest.yaml, env more of the
+		// environment.
+		say, suite, config string
+		env           map[string]string
 		args      []string
 		// code is the exit code, status the case's and run the run's.
 		code        int
@@ -125,6 +142,20 @@ func TestFaultClassesAgreeAcrossReports(t *testing.T) {
 			code: exitUsage, status: "errored", run: "errored", kind: "http", blame: "the target's configuration", says: []string{"POST /v1/agents/clinic/debug-chat: 403 FORBIDDEN"}},
 		{name: "target: an agent the platform does not know", serve: malformed(404, `{"success": false, "error": "Not Found", "error_code": "AGENT_NOT_FOUND", "error_message": "no agent clinic", "data": null}`),
 			code: exitUsage, status: "errored", run: "errored", kind: "http", blame: "the target's configuration", says: []string{"POST /v1/agents/clinic/debug-chat: 404 AGENT_NOT_FOUND", "check the agent id"}},
+		{name: "agent: no webhook, the conversation left open", confirm: `{webhooks: [conversation.completed]}`, line: 7,
+			// conversation.completed is sent when a conversation ends:
+			// the agent did not end it.
+			args: []string{"--confirm-timeout", "100ms"}, code: exitFailed, status: "failed", run: "failed",
+			says: []string{`no verified "conversation.completed" event`, "the agent did not end it"}},
+		{name: "platform: no webhook, the conversation ended", confirm: `{webhooks: [conversation.completed]}`, say: "I have chest pain", expect: `{ended: true}`,
+			// Every delivery refused: the platform never delivers it.
+			env:  map[string]string{webhookFailFirstEnv: "1000"},
+			args: []string{"--confirm-timeout", "100ms"}, code: exitErrored, status: "errored", run: "errored", kind: "timeout",
+			says: []string{`no verified "conversation.completed" event`, "while the conversation ended", "not the agent's"}},
+		{name: "platform: a probe's call never connects", suite: probeFaultSuite, config: probeFaultConfig, line: 4,
+			sim: "--unreachable +15550009999 --call-queued 10ms --call-calling 10ms --tick 10ms", args: []string{"--sim"},
+			code: exitErrored, status: "errored", run: "errored", kind: "http",
+			says: []string{"ended with status failure, expected success (unreachable)", "not the agent's"}},
 		{name: "platform: messaging overload", sim: "--overload 1", messaging: true, expect: `{response: {contains: "booked in"}}`,
 			code: exitErrored, status: "errored", run: "errored", kind: "messaging", says: []string{"error system message", "high load"}},
 		{name: "platform: 500, then a pass on retry", sim: "--error-500 0.3", args: []string{"--retries", "3", "--seed", "8"},
@@ -141,14 +172,21 @@ func TestFaultClassesAgreeAcrossReports(t *testing.T) {
 		if tc.confirm != "" {
 			confirm = "    confirm: " + tc.confirm + "\n"
 		}
-		suite := strings.NewReplacer("{EXPECT}", expect, "{CONFIRM}", confirm).Replace(faultSuite)
+		suite := strings.NewReplacer("{EXPECT}", expect, "{CONFIRM}", confirm).Replace(cmp.Or(tc.suite, faultSuite))
+		suite = strings.Replace(suite, "{SAY}", cmp.Or(tc.say, "I'd like to book an appointment on Tuesday at 10am"), 1)
 		if tc.messaging {
 			suite = strings.Replace(suite, "    turns:", "    via: messaging\n    turns:", 1)
 		}
 		if err := os.WriteFile(filepath.Join(dir, "s.yaml"), []byte(suite), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		if tc.config != "" {
+			if err := os.WriteFile(filepath.Join(dir, "agenttest.yaml"), []byte(tc.config), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
 		env := examplesEnv()
+		maps.Copy(env, tc.env)
 		env["GITHUB_STEP_SUMMARY"] = filepath.Join(dir, "summary.md")
 		switch {
 		case tc.serve != nil:
@@ -171,6 +209,12 @@ func TestFaultClassesAgreeAcrossReports(t *testing.T) {
 		out := c.stdout.String()
 		if code != tc.code {
 			t.Fatalf("exit %d, want %d\n%s%s", code, tc.code, out, c.stderr)
+		}
+
+		// A merge of the JSON report (one shard's: the whole run) ends
+		// with the run's exit code.
+		if got := newCLI(t, dir, examplesEnv(), "merge", "r.json").run(t); got != tc.code {
+			t.Errorf("merge of the JSON report: exit %d, want the run's %d", got, tc.code)
 		}
 
 		// JSON: the verdict, and the cause of the attempt that decided it.
@@ -243,8 +287,13 @@ func TestFaultClassesAgreeAcrossReports(t *testing.T) {
 		if !strings.Contains(out, "\n"+word+" s.yaml:3 books") {
 			t.Errorf("console: no %s line for the case:\n%s", word, out)
 		}
-		if !strings.Contains(out, "\nstatus: "+tc.run) {
+		// The run's status and why, which the step summary and the
+		// HTML report say in the same words.
+		why := ""
+		if i := strings.Index(out, "\nstatus: "+tc.run); i < 0 {
 			t.Errorf("console: no status %s:\n%s", tc.run, out)
+		} else if rest, ok := strings.CutPrefix(out[i+len("\nstatus: "+tc.run):], " ("); ok {
+			why, _, _ = strings.Cut(rest, ")\n")
 		}
 		if tc.status != "flaky" && !strings.Contains(out, msg) {
 			t.Errorf("console: no %q:\n%s", msg, out)
@@ -338,8 +387,8 @@ func TestFaultClassesAgreeAcrossReports(t *testing.T) {
 			t.Errorf("GitHub: no %sannotation %q saying %q:\n%s", level, "agenttest "+tc.status, firstLine(msg), out)
 		}
 		summary, err := os.ReadFile(filepath.Join(dir, "summary.md"))
-		if err != nil || !strings.Contains(string(summary), "agenttest: "+tc.run) {
-			t.Errorf("GitHub summary does not say %s: %v\n%s", tc.run, err, summary)
+		if err != nil || !strings.Contains(string(summary), "agenttest: "+tc.run+"\n\n"+why) {
+			t.Errorf("GitHub summary does not say %s (%s): %v\n%s", tc.run, why, err, summary)
 		}
 
 		// HTML: the run's status, and the message.
@@ -347,8 +396,12 @@ func TestFaultClassesAgreeAcrossReports(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(string(page), html.EscapeString(firstLine(msg))) {
+		text := html.UnescapeString(string(page))
+		if !strings.Contains(text, firstLine(msg)) {
 			t.Errorf("HTML: no %q", firstLine(msg))
+		}
+		if badge := `<span class="badge">` + tc.run + `</span>`; !strings.Contains(text, badge) || !strings.Contains(text, why) {
+			t.Errorf("HTML: the run is not %s (%s)", tc.run, why)
 		}
 	}
 	for _, tc := range cases {
