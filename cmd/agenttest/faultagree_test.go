@@ -47,9 +47,10 @@ scenarios:
 // reports, the GitHub annotations and step summary, Cucumber Messages and
 // a merge of the JSON report. Each must say the same verdict and blame: a
 // broken expectation is the agent's failure (exit 1, <failure>),
-// whatever the platform did wrong is an error
-// (exit 4, <error> of the error's kind) that names the endpoint and the
-// status, and a retry that passed after a platform error is flaky.
+// whatever the platform did wrong is an error (exit 4, <error> of the
+// error's kind) that names the endpoint and the status, what the target's
+// configuration did wrong stops the run (exit 2) and says so, and a retry
+// that passed after a platform error is flaky.
 func TestFaultClassesAgreeAcrossReports(t *testing.T) {
 	t.Parallel()
 	type testCase struct {
@@ -70,8 +71,8 @@ func TestFaultClassesAgreeAcrossReports(t *testing.T) {
 		// faultSuite, config is the agenttest.yaml, env more of the
 		// environment.
 		say, suite, config string
-		env           map[string]string
-		args      []string
+		env                map[string]string
+		args               []string
 		// code is the exit code, status the case's and run the run's.
 		code        int
 		status, run string
