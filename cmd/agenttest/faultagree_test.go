@@ -115,6 +115,12 @@ func TestFaultClassesAgreeAcrossReports(t *testing.T) {
 			code: exitErrored, status: "errored", run: "errored", kind: "http", says: []string{"POST /v1/agents/clinic/debug-chat: 500 INTERNAL_ERROR"}},
 		{name: "platform: 429 beyond the wait budget", sim: "--error-429 1 --retry-after 5s", args: []string{"--rate-wait", "1s"},
 			code: exitErrored, status: "errored", run: "errored", kind: "rate_limited", says: []string{"POST /v1/agents/clinic/debug-chat", "429"}},
+		{name: "target: the run's own rate past its wait budget", args: []string{"--rate", "0.001", "--rate-wait", "1s"},
+			// The platform refused nothing: the deployment read spent
+			// the key's one token, and the next is 1000s away. The
+			// run's settings are at fault, not the platform.
+			code: exitErrored, status: "errored", run: "errored", kind: "config", blame: "the scenario's configuration",
+			says: []string{"POST /v1/agents/clinic/debug-chat (the platform answered no 429: the wait is the pace of the rate set for the key, 0.001 requests per second)"}},
 		{name: "platform: chat timeout", sim: "--chat-timeout 1",
 			code: exitErrored, status: "errored", run: "errored", kind: "timeout", says: []string{"POST /v1/agents/clinic/debug-chat/", "408 CHAT_TIMEOUT"}},
 		{name: "platform: connection dropped", sim: "--drop 1",

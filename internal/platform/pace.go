@@ -408,8 +408,10 @@ type errBudget struct {
 	next     time.Duration
 	deadline bool
 	// pacedBy is the call of the key's last 429 ("GET /v1/..."), or
-	// empty when the platform has refused none.
+	// empty when the platform has refused none; rate is then the rate
+	// set for the key (pacer.cap) whose pace the wait is, if any.
 	pacedBy string
+	rate    float64
 }
 
 func (errBudget) Error() string { return "rate-limit wait budget spent" }
@@ -458,16 +460,16 @@ func (p *pacer) wait(ctx context.Context, acct *RateAccount, now func() time.Tim
 			}
 			freed = p.freed
 		}
-		byMethod, byPath := p.limitedMethod, p.limitedPath
+		byMethod, byPath, rate := p.limitedMethod, p.limitedPath, p.cap
 		p.mu.Unlock()
 		if d > 0 && d > acct.left(at) {
 			p.leave(me)
-			return ticket{}, errBudget{next: d, pacedBy: pacedBy(byMethod, byPath)}
+			return ticket{}, budgetSpent(d, false, byMethod, byPath, rate)
 		}
 		// Context deadlines are wall-clock times.
 		if dl, ok := ctx.Deadline(); ok && d > time.Until(dl) {
 			p.leave(me)
-			return ticket{}, errBudget{next: d, deadline: true, pacedBy: pacedBy(byMethod, byPath)}
+			return ticket{}, budgetSpent(d, true, byMethod, byPath, rate)
 		}
 		if freed != nil {
 			select {
@@ -519,13 +521,14 @@ func (p *pacer) done(now time.Time, rq *call, t ticket, sent, limited bool, paus
 	p.mu.Unlock()
 }
 
-// pacedBy names the call of the key's last 429 ("GET /v1/..."); "" when
-// the platform has refused none.
-func pacedBy(method, path string) string {
+// budgetSpent is the errBudget of a wait of next: what held it is the
+// pause or the pace of the key's last 429 (method and path) or, when the
+// platform has refused none of the key's calls, the rate set for the key.
+func budgetSpent(next time.Duration, deadline bool, method, path string, rate float64) errBudget {
 	if path == "" {
-		return ""
+		return errBudget{next: next, deadline: deadline, rate: rate}
 	}
-	return method + " " + path
+	return errBudget{next: next, deadline: deadline, pacedBy: method + " " + path}
 }
 
 // RateAccount is what one case spent on rate limits: the 429 answers it
@@ -699,7 +702,7 @@ func (c *Client) rateLimitError(rq *call, acct *RateAccount, eb errBudget) error
 	return &RateLimitError{
 		Method: rq.ep.method, Endpoint: rq.ep.template, Path: rq.path,
 		Waited: u.Waited, Limited: u.Limited, Next: eb.next, Budget: max(limit, 0), Hint: c.cfg.RateWaitHint,
-		Deadline: eb.deadline, PacedBy: eb.pacedBy,
+		Deadline: eb.deadline, PacedBy: eb.pacedBy, Rate: eb.rate,
 	}
 }
 

@@ -2,6 +2,7 @@ package platform
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -536,5 +537,45 @@ func TestHeldCallNamesThe429(t *testing.T) {
 	}
 	if n := chats.Load(); n != 0 {
 		t.Errorf("%d chats sent during the pause, want none", n)
+	}
+}
+
+// TestSelfPacedWaitSaysNo429: a call that the rate set for the key (and
+// no 429: the platform refused nothing) would hold past the wait budget
+// errors saying so, and SelfPaced tells it from a wait the platform asked
+// for: it read as the platform's rate limit, and the case errored as the
+// platform's fault.
+func TestSelfPacedWaitSaysNo429(t *testing.T) {
+	t.Parallel()
+	clk := fakeclock.New()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(`{"conversationId":"c1","userInput":"","response":"hi","metadata":{},"conversationEnded":false,"delayedResponse":false}`))
+	}))
+	t.Cleanup(srv.Close)
+	for _, tc := range []struct {
+		rate float64
+		unit string
+	}{{1, "1 request"}, {0.01, "0.01 requests"}} {
+		c, err := New(Config{BuildURL: srv.URL, BuildKey: "bk-secret-build", Now: clk.Now, Rate: tc.rate, RateWait: 500 * time.Millisecond,
+			Retry: RetryPolicy{MaxAttempts: 1, Sleep: clk.Sleep}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The bucket holds one request: the first goes at once.
+		if _, err := c.StartChat(WithRateAccount(context.Background(), NewRateAccount()), "a1", ChatStart{ClientEnv: "sandbox"}); err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.StartChat(WithRateAccount(context.Background(), NewRateAccount()), "a1", ChatStart{ClientEnv: "sandbox"})
+		want := "rate limited: waited 0s for POST /v1/agents/a1/debug-chat (the platform answered no 429: the wait is the pace of the rate set for the key, " +
+			tc.unit + " per second); the next try could go in "
+		rl, ok := errors.AsType[*RateLimitError](err)
+		if !ok || !rl.SelfPaced() || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("rate %g: err = %v, want a self-paced wait: %q", tc.rate, err, want)
+		}
+	}
+	// A wait the platform asked for is not self-paced, the rate set or
+	// not (TestHeldCallNamesThe429 for the key's 429).
+	if (&RateLimitError{Limited: 1, Rate: 0}).SelfPaced() {
+		t.Error("a wait after a 429 is self-paced")
 	}
 }

@@ -104,6 +104,12 @@ func classifyCall(err error, starting bool) (e *result.Error, retry bool) {
 		// runner's moved out by rate-limit waits): the same timeout as
 		// a debug-chat turn's, not a network error.
 		return &result.Error{Kind: result.KindTimeout, Message: (&timeoutError{what: fmt.Sprintf("turn timeout of %s", msgTimeout), err: err}).Error()}, true
+	case errors.As(err, &rl) && rl.SelfPaced():
+		// The platform refused nothing: the run's own rate, wait
+		// budget and parallelism held the call, a configuration that
+		// errors every run the same way. Before, it read as the
+		// platform's rate limit and blamed the platform.
+		return &result.Error{Kind: result.KindConfig, Message: err.Error()}, false
 	case errors.As(err, &rl):
 		// The case's wait budget is spent: another attempt would only
 		// wait more.
