@@ -579,3 +579,39 @@ func TestSelfPacedWaitSaysNo429(t *testing.T) {
 		t.Error("a wait after a 429 is self-paced")
 	}
 }
+
+// TestHeldPastTheDeadline: a call held by the key's pause past its own
+// deadline (the turn timeout), though within the wait budget, errors at
+// once naming the deadline, and the 429 behind the pause.
+func TestHeldPastTheDeadline(t *testing.T) {
+	t.Parallel()
+	clk := fakeclock.New()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "7200")
+		w.WriteHeader(http.StatusTooManyRequests)
+	}))
+	t.Cleanup(srv.Close)
+	c, err := New(Config{BuildURL: srv.URL, BuildKey: "bk-secret-build", Now: clk.Now, RateWait: 3 * time.Hour,
+		Retry: RetryPolicy{MaxAttempts: 1, Sleep: clk.Sleep}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := func() error {
+		ctx, cancel := context.WithTimeout(WithRateAccount(context.Background(), NewRateAccount()), time.Hour)
+		defer cancel()
+		_, err := c.StartChat(ctx, "a1", ChatStart{ClientEnv: "sandbox"})
+		return err
+	}
+	// The first meets the 429 itself: its pause outlasts the deadline.
+	if err := call(); !IsRateLimited(err) {
+		t.Fatalf("the refused call: err = %v, want its 429", err)
+	}
+	want := "rate limited: waited 0s for POST /v1/agents/a1/debug-chat (none of this scenario's calls was answered 429: the platform answered 429 to POST /v1/agents/a1/debug-chat, " +
+		"sent with the same key, and every call of the key waits as it asked); the next try could go in 2h0m0s, past the call's deadline"
+	if err := call(); err == nil || err.Error() != want {
+		t.Errorf("the held call: err = %v\nwant %s", err, want)
+	}
+	if waited := clk.Now().Sub(fakeclock.Start); waited != 0 {
+		t.Errorf("waited %s, want no wait", waited)
+	}
+}

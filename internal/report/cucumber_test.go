@@ -272,3 +272,36 @@ func TestWriteCucumberMessages(t *testing.T) {
 		t.Errorf("testRunFinished %+v, want the message %q", finished, wantRun)
 	}
 }
+
+// TestWriteCucumberStopBlame: the step of the case whose error stopped
+// the run on a refused key says that the target's configuration broke,
+// as the run's stop does, and not the platform, by its kind.
+func TestWriteCucumberStopBlame(t *testing.T) {
+	t.Parallel()
+	const uri = "features/f.feature"
+	const refused = "POST /v1/agents/a1/debug-chat: 401 Unauthorized"
+	locs := map[string]*messages.Location{"sc": {Line: 2, Column: 3}, "s3": {Line: 3, Column: 5}}
+	pickles := []*messages.Pickle{{Id: "p", Uri: uri, AstNodeIds: []string{"sc"}, Steps: []*messages.PickleStep{{Id: "ps3", AstNodeIds: []string{"s3"}}}}}
+	a := &result.Attempt{Number: 1, Status: result.Errored, Error: &result.Error{Pos: pos(uri, 3, 5), Kind: result.KindHTTP, Message: refused, Status: 401}}
+	r := &result.Result{Started: t0, Stop: &result.Stop{Kind: result.StopCredentials, Reason: result.ReasonCredentials, Cause: refused, Config: true},
+		Files: []*result.File{{Path: uri, Cases: []*result.Case{{Name: "a", Pos: pos(uri, 2, 3), Status: result.Errored, Attempts: []*result.Attempt{a}}}}}}
+	var b bytes.Buffer
+	if err := WriteCucumber(&b, r, CucumberOptions{Docs: []CucumberDoc{{Source: &messages.Source{Uri: uri, Data: "Feature: f"},
+		Document: &messages.GherkinDocument{Uri: uri}, Pickles: pickles, Locations: locs}}}); err != nil {
+		t.Fatal(err)
+	}
+	want := "errored, not failed: the target's configuration broke, not the agent; nothing was learnt about the agent\n" + uri + ":3:5: http: " + refused
+	var said []string
+	for line := range strings.SplitSeq(strings.TrimSpace(b.String()), "\n") {
+		var e messages.Envelope
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatal(err)
+		}
+		if f := e.TestStepFinished; f != nil {
+			said = append(said, f.TestStepResult.Message)
+		}
+	}
+	if len(said) != 1 || said[0] != want {
+		t.Errorf("steps say %q, want %q", said, want)
+	}
+}
