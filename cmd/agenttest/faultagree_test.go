@@ -77,8 +77,10 @@ func TestFaultClassesAgreeAcrossReports(t *testing.T) {
 		code        int
 		status, run string
 		// kind is the error's kind (JSON kind, JUnit type); empty for a
-		// failure (type "assertion").
-		kind string
+		// failure (type "assertion"). httpStatus is the error's status in
+		// JSON: the platform's answer that the message names.
+		kind       string
+		httpStatus int
 		// line is where a failure is placed (default 6, the turn's
 		// expect:).
 		line int
@@ -112,9 +114,9 @@ func TestFaultClassesAgreeAcrossReports(t *testing.T) {
 		{name: "agent: metrics", expect: `{metrics: {BOOKED: "false"}}`,
 			code: exitFailed, status: "failed", run: "failed", says: []string{`metric "BOOKED" is not`}},
 		{name: "platform: 500", sim: "--error-500 1",
-			code: exitErrored, status: "errored", run: "errored", kind: "http", says: []string{"POST /v1/agents/clinic/debug-chat: 500 INTERNAL_ERROR"}},
+			code: exitErrored, status: "errored", run: "errored", kind: "http", httpStatus: 500, says: []string{"POST /v1/agents/clinic/debug-chat: 500 INTERNAL_ERROR"}},
 		{name: "platform: 429 beyond the wait budget", sim: "--error-429 1 --retry-after 5s", args: []string{"--rate-wait", "1s"},
-			code: exitErrored, status: "errored", run: "errored", kind: "rate_limited", says: []string{"POST /v1/agents/clinic/debug-chat", "429"}},
+			code: exitErrored, status: "errored", run: "errored", kind: "rate_limited", httpStatus: 429, says: []string{"POST /v1/agents/clinic/debug-chat", "429"}},
 		{name: "target: the run's own rate past its wait budget", args: []string{"--rate", "0.001", "--rate-wait", "1s"},
 			// The platform refused nothing: the deployment read spent
 			// the key's one token, and the next is 1000s away. The
@@ -122,7 +124,7 @@ func TestFaultClassesAgreeAcrossReports(t *testing.T) {
 			code: exitErrored, status: "errored", run: "errored", kind: "config", blame: "the scenario's configuration",
 			says: []string{"POST /v1/agents/clinic/debug-chat (the platform answered no 429: the wait is the pace of the rate set for the key, 0.001 requests per second)"}},
 		{name: "platform: chat timeout", sim: "--chat-timeout 1",
-			code: exitErrored, status: "errored", run: "errored", kind: "timeout", says: []string{"POST /v1/agents/clinic/debug-chat/", "408 CHAT_TIMEOUT"}},
+			code: exitErrored, status: "errored", run: "errored", kind: "timeout", httpStatus: 408, says: []string{"POST /v1/agents/clinic/debug-chat/", "408 CHAT_TIMEOUT"}},
 		{name: "platform: connection dropped", sim: "--drop 1",
 			code: exitErrored, status: "errored", run: "errored", kind: "network", blame: "the network or the platform", says: []string{"POST /v1/agents/clinic/debug-chat: connection lost"}},
 		{name: "platform: truncated JSON", serve: malformed(200, `{"response": "Welcome`),
@@ -146,9 +148,9 @@ func TestFaultClassesAgreeAcrossReports(t *testing.T) {
 		{name: "target: a key refused on the first turn", serve: malformed(403, `{"success": false, "error": "Forbidden", "error_code": "FORBIDDEN", "error_message": "the key has no rights on this agent", "data": null}`),
 			// The run stops on it (exit 2), a configuration problem:
 			// the case that met it is the target's, as the stop is.
-			code: exitUsage, status: "errored", run: "errored", kind: "http", blame: "the target's configuration", says: []string{"POST /v1/agents/clinic/debug-chat: 403 FORBIDDEN"}},
+			code: exitUsage, status: "errored", run: "errored", kind: "http", httpStatus: 403, blame: "the target's configuration", says: []string{"POST /v1/agents/clinic/debug-chat: 403 FORBIDDEN"}},
 		{name: "target: an agent the platform does not know", serve: malformed(404, `{"success": false, "error": "Not Found", "error_code": "AGENT_NOT_FOUND", "error_message": "no agent clinic", "data": null}`),
-			code: exitUsage, status: "errored", run: "errored", kind: "http", blame: "the target's configuration", says: []string{"POST /v1/agents/clinic/debug-chat: 404 AGENT_NOT_FOUND", "check the agent id"}},
+			code: exitUsage, status: "errored", run: "errored", kind: "http", httpStatus: 404, blame: "the target's configuration", says: []string{"POST /v1/agents/clinic/debug-chat: 404 AGENT_NOT_FOUND", "check the agent id"}},
 		{name: "agent: no webhook, the conversation left open", confirm: `{webhooks: [conversation.completed]}`, line: 7,
 			// conversation.completed is sent when a conversation ends:
 			// the agent did not end it.
@@ -166,7 +168,7 @@ func TestFaultClassesAgreeAcrossReports(t *testing.T) {
 		{name: "platform: messaging overload", sim: "--overload 1", messaging: true, expect: `{response: {contains: "booked in"}}`,
 			code: exitErrored, status: "errored", run: "errored", kind: "messaging", says: []string{"error system message", "high load"}},
 		{name: "platform: 500, then a pass on retry", sim: "--error-500 0.3", args: []string{"--retries", "3", "--seed", "8"},
-			code: exitOK, status: "flaky", run: "passed", kind: "http", says: []string{"POST /v1/agents/clinic/debug-chat", ": 500 INTERNAL_ERROR"}},
+			code: exitOK, status: "flaky", run: "passed", kind: "http", httpStatus: 500, says: []string{"POST /v1/agents/clinic/debug-chat", ": 500 INTERNAL_ERROR"}},
 	}
 	run := func(t *testing.T, tc testCase) {
 		dir := t.TempDir()
@@ -237,6 +239,7 @@ func TestFaultClassesAgreeAcrossReports(t *testing.T) {
 						Error  *struct {
 							Message string `json:"message"`
 							Kind    string `json:"kind"`
+							Status  int    `json:"status"`
 						} `json:"error"`
 						Failures []struct {
 							Message string `json:"message"`
@@ -272,6 +275,9 @@ func TestFaultClassesAgreeAcrossReports(t *testing.T) {
 			case tc.kind != "" && a.Error != nil:
 				if a.Error.Kind != tc.kind {
 					t.Errorf("JSON: attempt %d errored as %s, want %s: %s", a.Number, a.Error.Kind, tc.kind, a.Error.Message)
+				}
+				if a.Error.Status != tc.httpStatus {
+					t.Errorf("JSON: attempt %d errored with status %d, want %d: %s", a.Number, a.Error.Status, tc.httpStatus, a.Error.Message)
 				}
 				msg = a.Error.Message
 			case tc.kind != "" && len(a.Failures) > 0:

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"net/http"
 
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/platform"
@@ -69,9 +70,16 @@ func classify(err error, starting bool) (e *result.Error, retry bool) {
 	e, retry = classifyCall(err, starting)
 	// The status travels with every platform error that has one, those
 	// given a hint included: a flaky case's note and the JSON report
-	// tell a 404 or a 401 from a 500 by it.
-	if api, ok := errors.AsType[*platform.APIError](err); ok && e != nil && e.Kind == result.KindHTTP {
+	// tell a 404 or a 401 from a 500 by it, and a CHAT_TIMEOUT (408) or
+	// a rate limit (429) from a timeout of the client's own, as the
+	// message does.
+	api, isAPI := errors.AsType[*platform.APIError](err)
+	switch {
+	case e == nil:
+	case isAPI && (e.Kind == result.KindHTTP || e.Kind == result.KindTimeout):
 		e.Status = api.Status
+	case e.Kind == result.KindRateLimited:
+		e.Status = http.StatusTooManyRequests
 	}
 	return e, retry
 }
