@@ -431,7 +431,10 @@ func TestRateWaitFlagOverTarget(t *testing.T) {
 	c := newCLI(t, dir, map[string]string{"BUILD_KEY": s.BuildKey}, "run", "large.yaml", "--rate-wait", "0")
 	clk := fakeclock.New()
 	c.st.Now, c.st.Sleep = clk.Now, clk.Sleep
-	c.expect(t, exitErrored, "greeting: rate_limited: rate limited: waited 0s for POST /v1/agents/restaurant/debug-chat; the next try could go in 1s, past the wait budget of 0s per scenario")
+	// The case's first call is held by the pause of the deployment
+	// read's 429, and says so.
+	c.expect(t, exitErrored, "greeting: rate_limited: rate limited: waited 0s for POST /v1/agents/restaurant/debug-chat (none of this scenario's calls was answered 429: "+
+		"the platform answered 429 to GET /v1/agents/restaurant/deployments/active, sent with the same key, and every call of the key waits as it asked); the next try could go in 1s, past the wait budget of 0s per scenario")
 }
 
 // TestMaxReplyBytesFlagOverTarget: --max-reply-bytes wins over the

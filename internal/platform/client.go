@@ -522,7 +522,7 @@ func (c *Client) do(ctx context.Context, rq *call) (response, error) {
 		}
 		resp, err := c.attempt(ctx, rq, target, sem, limit, attempt)
 		answered, limited, pause := c.outcome(err, pc)
-		pc.done(c.paceNow(), t, answered, limited, pause)
+		pc.done(c.paceNow(), rq, t, answered, limited, pause)
 		if answered {
 			acct.count(limited)
 		}

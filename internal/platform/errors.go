@@ -635,7 +635,20 @@ type RateLimitError struct {
 	// Deadline is set when the wait would outlast the context's deadline
 	// rather than the budget.
 	Deadline bool
+	// PacedBy names the call ("GET /v1/...") whose 429 last paused the
+	// key, the one whose pause held this call: with Limited 0 it is the
+	// platform's answer behind the error, which the case never saw.
+	PacedBy string
+	// Rate is the rate set for the key (Config.Rate) when the platform
+	// refused none of the key's calls: the wait is its pace, and the
+	// run's own settings (that rate, the wait budget, the calls in
+	// parallel) held the call, not the platform. 0 otherwise.
+	Rate float64
 }
+
+// SelfPaced reports whether the wait was the pace of the rate set for the
+// key alone (Rate): the platform refused nothing.
+func (e *RateLimitError) SelfPaced() bool { return e.Rate > 0 }
 
 // Error renders "rate limited: waited 15m0s for POST
 // /v1/agents/a/debug-chat (212 answers 429); the next try could go in 2s,
@@ -643,8 +656,24 @@ type RateLimitError struct {
 func (e *RateLimitError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "rate limited: waited %s for %s %s", roundWait(e.Waited), e.Method, e.Path)
-	if e.Limited > 0 {
+	switch {
+	case e.Limited > 0:
 		fmt.Fprintf(&b, " (%d %s 429)", e.Limited, plural(e.Limited, "answer", "answers"))
+	case e.PacedBy != "":
+		// A call held back by a pause the platform asked of another
+		// call with the same key (another case's, or the deployment
+		// read before the first case): without it the message named
+		// no answer of the platform at all.
+		fmt.Fprintf(&b, " (none of this scenario's calls was answered 429: the platform answered 429 to %s, sent with the same key, and every call of the key waits as it asked)", e.PacedBy)
+	case e.SelfPaced():
+		// Before, this read as the platform's limit, and the case
+		// errored as the platform's fault, though no 429 came at all.
+		unit := "requests"
+		if e.Rate == 1 {
+			unit = "request"
+		}
+		fmt.Fprintf(&b, " (the platform answered no 429: the wait is the pace of the rate set for the key, %s %s per second)",
+			strconv.FormatFloat(e.Rate, 'g', 4, 64), unit)
 	}
 	if e.Deadline {
 		fmt.Fprintf(&b, "; the next try could go in %s, past the call's deadline", roundWait(e.Next))

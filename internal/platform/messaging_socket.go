@@ -57,7 +57,7 @@ func (m *MessagingSession) dial(ctx context.Context) (*websocket.Conn, io.Closer
 			failure = m.handshakeError(rq, resp, err, attempt)
 		}
 		answered, limited, pause := m.c.outcome(failure, pc)
-		pc.done(m.c.paceNow(), t, answered, limited, pause)
+		pc.done(m.c.paceNow(), rq, t, answered, limited, pause)
 		if answered {
 			acct.count(limited)
 		}

@@ -157,6 +157,10 @@ type pacer struct {
 	relearnt uint64
 	// streak counts consecutive 429s without Retry-After, for backoff.
 	streak int
+	// limitedMethod and limitedPath name the call of the key's last 429:
+	// what a call held back by its pause, in a case that received no
+	// 429 itself, names as the platform's answer that held it.
+	limitedMethod, limitedPath string
 
 	// queue holds the requests waiting, first in line at queue[0], which
 	// alone watches the clock; freed is closed when a request in flight
@@ -403,6 +407,11 @@ func (p *pacer) backoffPause(rp RetryPolicy) time.Duration {
 type errBudget struct {
 	next     time.Duration
 	deadline bool
+	// pacedBy is the call of the key's last 429 ("GET /v1/..."), or
+	// empty when the platform has refused none; rate is then the rate
+	// set for the key (pacer.cap) whose pace the wait is, if any.
+	pacedBy string
+	rate    float64
 }
 
 func (errBudget) Error() string { return "rate-limit wait budget spent" }
@@ -451,15 +460,16 @@ func (p *pacer) wait(ctx context.Context, acct *RateAccount, now func() time.Tim
 			}
 			freed = p.freed
 		}
+		byMethod, byPath, rate := p.limitedMethod, p.limitedPath, p.cap
 		p.mu.Unlock()
 		if d > 0 && d > acct.left(at) {
 			p.leave(me)
-			return ticket{}, errBudget{next: d}
+			return ticket{}, budgetSpent(d, false, byMethod, byPath, rate)
 		}
 		// Context deadlines are wall-clock times.
 		if dl, ok := ctx.Deadline(); ok && d > time.Until(dl) {
 			p.leave(me)
-			return ticket{}, errBudget{next: d, deadline: true}
+			return ticket{}, budgetSpent(d, true, byMethod, byPath, rate)
 		}
 		if freed != nil {
 			select {
@@ -501,11 +511,24 @@ func (p *pacer) remove(w *waiter) {
 	}
 }
 
-// done reports the answer to a request admitted with t; see answered.
-func (p *pacer) done(now time.Time, t ticket, sent, limited bool, pause time.Duration) {
+// done reports the answer to request rq, admitted with t; see answered.
+func (p *pacer) done(now time.Time, rq *call, t ticket, sent, limited bool, pause time.Duration) {
 	p.mu.Lock()
 	p.answered(now, t, sent, limited, pause)
+	if limited {
+		p.limitedMethod, p.limitedPath = rq.ep.method, rq.path
+	}
 	p.mu.Unlock()
+}
+
+// budgetSpent is the errBudget of a wait of next: what held it is the
+// pause or the pace of the key's last 429 (method and path) or, when the
+// platform has refused none of the key's calls, the rate set for the key.
+func budgetSpent(next time.Duration, deadline bool, method, path string, rate float64) errBudget {
+	if path == "" {
+		return errBudget{next: next, deadline: deadline, rate: rate}
+	}
+	return errBudget{next: next, deadline: deadline, pacedBy: method + " " + path}
 }
 
 // RateAccount is what one case spent on rate limits: the 429 answers it
@@ -679,7 +702,7 @@ func (c *Client) rateLimitError(rq *call, acct *RateAccount, eb errBudget) error
 	return &RateLimitError{
 		Method: rq.ep.method, Endpoint: rq.ep.template, Path: rq.path,
 		Waited: u.Waited, Limited: u.Limited, Next: eb.next, Budget: max(limit, 0), Hint: c.cfg.RateWaitHint,
-		Deadline: eb.deadline,
+		Deadline: eb.deadline, PacedBy: eb.pacedBy, Rate: eb.rate,
 	}
 }
 

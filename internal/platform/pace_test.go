@@ -2,6 +2,7 @@ package platform
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -457,7 +458,7 @@ func TestPacerWaitsForTheWindowAsleep(t *testing.T) {
 		waiting = p.freed != nil
 		p.mu.Unlock()
 	}
-	p.done(clk.Now(), inFlight[0], true, false, 0)
+	p.done(clk.Now(), &call{}, inFlight[0], true, false, 0)
 	if err := <-done; err != nil || sleeps.Load() != 0 {
 		t.Errorf("err = %v after %d sleeps, want the request admitted without any", err, sleeps.Load())
 	}
@@ -494,5 +495,123 @@ func TestPaceServesASleepThatReturnsEarly(t *testing.T) {
 	}
 	if _, err := c.FiringAlerts(context.Background()); err != nil || len(slept) != 1 || slept[0] != time.Second {
 		t.Errorf("err = %v after sleeps %v, want one of 1s", err, slept)
+	}
+}
+
+// TestHeldCallNamesThe429: a call held back by the pause of another
+// call's 429 with the same key, past its scenario's wait budget, errors
+// naming the status and the call the platform answered it to: its own
+// scenario received no 429 and, without them, the error named no answer
+// of the platform at all ("rate limited: waited 0s for POST ...; the next
+// try could go in 30s"). A scenario that received the 429 itself counts
+// it, as before.
+func TestHeldCallNamesThe429(t *testing.T) {
+	t.Parallel()
+	clk := fakeclock.New()
+	var chats atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(r.URL.Path, "/deployments/") {
+			w.Header().Set("Retry-After", "30")
+			w.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
+		chats.Add(1)
+		_, _ = w.Write([]byte(`{"conversationId":"c1","userInput":"","response":"hi","metadata":{},"conversationEnded":false,"delayedResponse":false}`))
+	}))
+	t.Cleanup(srv.Close)
+	c, err := New(Config{BuildURL: srv.URL, BuildKey: "bk-secret-build", Now: clk.Now, RateWait: time.Second,
+		Retry: RetryPolicy{MaxAttempts: 1, Sleep: clk.Sleep}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const refused = "GET /v1/agents/a1/deployments/active"
+	_, err = c.ActiveDeployment(WithRateAccount(context.Background(), NewRateAccount()), "a1", "sandbox")
+	if want := "rate limited: waited 0s for " + refused + " (1 answer 429); the next try could go in 30s"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("the refused call: err = %v, want %q", err, want)
+	}
+	_, err = c.StartChat(WithRateAccount(context.Background(), NewRateAccount()), "a1", ChatStart{ClientEnv: "sandbox"})
+	want := "rate limited: waited 0s for POST /v1/agents/a1/debug-chat (none of this scenario's calls was answered 429: the platform answered 429 to " +
+		refused + ", sent with the same key, and every call of the key waits as it asked); the next try could go in 30s, past the wait budget of 1s per scenario"
+	if err == nil || err.Error() != want {
+		t.Errorf("the held call: err = %v\nwant %s", err, want)
+	}
+	if n := chats.Load(); n != 0 {
+		t.Errorf("%d chats sent during the pause, want none", n)
+	}
+}
+
+// TestSelfPacedWaitSaysNo429: a call that the rate set for the key (and
+// no 429: the platform refused nothing) would hold past the wait budget
+// errors saying so, and SelfPaced tells it from a wait the platform asked
+// for: it read as the platform's rate limit, and the case errored as the
+// platform's fault.
+func TestSelfPacedWaitSaysNo429(t *testing.T) {
+	t.Parallel()
+	clk := fakeclock.New()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(`{"conversationId":"c1","userInput":"","response":"hi","metadata":{},"conversationEnded":false,"delayedResponse":false}`))
+	}))
+	t.Cleanup(srv.Close)
+	for _, tc := range []struct {
+		rate float64
+		unit string
+	}{{1, "1 request"}, {0.01, "0.01 requests"}} {
+		c, err := New(Config{BuildURL: srv.URL, BuildKey: "bk-secret-build", Now: clk.Now, Rate: tc.rate, RateWait: 500 * time.Millisecond,
+			Retry: RetryPolicy{MaxAttempts: 1, Sleep: clk.Sleep}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The bucket holds one request: the first goes at once.
+		if _, err := c.StartChat(WithRateAccount(context.Background(), NewRateAccount()), "a1", ChatStart{ClientEnv: "sandbox"}); err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.StartChat(WithRateAccount(context.Background(), NewRateAccount()), "a1", ChatStart{ClientEnv: "sandbox"})
+		want := "rate limited: waited 0s for POST /v1/agents/a1/debug-chat (the platform answered no 429: the wait is the pace of the rate set for the key, " +
+			tc.unit + " per second); the next try could go in "
+		rl, ok := errors.AsType[*RateLimitError](err)
+		if !ok || !rl.SelfPaced() || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("rate %g: err = %v, want a self-paced wait: %q", tc.rate, err, want)
+		}
+	}
+	// A wait the platform asked for is not self-paced, the rate set or
+	// not (TestHeldCallNamesThe429 for the key's 429).
+	if (&RateLimitError{Limited: 1, Rate: 0}).SelfPaced() {
+		t.Error("a wait after a 429 is self-paced")
+	}
+}
+
+// TestHeldPastTheDeadline: a call held by the key's pause past its own
+// deadline (the turn timeout), though within the wait budget, errors at
+// once naming the deadline, and the 429 behind the pause.
+func TestHeldPastTheDeadline(t *testing.T) {
+	t.Parallel()
+	clk := fakeclock.New()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "7200")
+		w.WriteHeader(http.StatusTooManyRequests)
+	}))
+	t.Cleanup(srv.Close)
+	c, err := New(Config{BuildURL: srv.URL, BuildKey: "bk-secret-build", Now: clk.Now, RateWait: 3 * time.Hour,
+		Retry: RetryPolicy{MaxAttempts: 1, Sleep: clk.Sleep}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := func() error {
+		ctx, cancel := context.WithTimeout(WithRateAccount(context.Background(), NewRateAccount()), time.Hour)
+		defer cancel()
+		_, err := c.StartChat(ctx, "a1", ChatStart{ClientEnv: "sandbox"})
+		return err
+	}
+	// The first meets the 429 itself: its pause outlasts the deadline.
+	if err := call(); !IsRateLimited(err) {
+		t.Fatalf("the refused call: err = %v, want its 429", err)
+	}
+	want := "rate limited: waited 0s for POST /v1/agents/a1/debug-chat (none of this scenario's calls was answered 429: the platform answered 429 to POST /v1/agents/a1/debug-chat, " +
+		"sent with the same key, and every call of the key waits as it asked); the next try could go in 2h0m0s, past the call's deadline"
+	if err := call(); err == nil || err.Error() != want {
+		t.Errorf("the held call: err = %v\nwant %s", err, want)
+	}
+	if waited := clk.Now().Sub(fakeclock.Start); waited != 0 {
+		t.Errorf("waited %s, want no wait", waited)
 	}
 }

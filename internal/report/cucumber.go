@@ -185,7 +185,7 @@ func (cw *cucumberWriter) testCase(r *result.Result, c *result.Case, p *messages
 		started := cw.id("started")
 		cw.emit(&messages.Envelope{TestCaseStarted: &messages.TestCaseStarted{Attempt: int64(i), Id: started, TestCaseId: tc.Id,
 			Timestamp: stamp(a.Started)}})
-		results := stepResults(c, a, lines)
+		results := stepResults(r.Stop, c, a, lines)
 		if i == len(attempts)-1 && c.Repeat != nil {
 			// The verdict over the runs, where the tools read the result.
 			for _, res := range results {
@@ -251,9 +251,10 @@ func TranscriptText(a *result.Attempt) string {
 }
 
 // stepResults decides the result of each step of an attempt (see
-// WriteCucumber). A step's duration is the latency of the turn written at
+// WriteCucumber); stop is the run's, which says whose fault its cause is
+// (errorFault). A step's duration is the latency of the turn written at
 // its position, when there is one.
-func stepResults(c *result.Case, a *result.Attempt, steps []diag.Pos) []*messages.TestStepResult {
+func stepResults(stop *result.Stop, c *result.Case, a *result.Attempt, steps []diag.Pos) []*messages.TestStepResult {
 	out := make([]*messages.TestStepResult, len(steps))
 	broken, msg, exc := -1, "", (*messages.Exception)(nil)
 	st := style{file: true}
@@ -278,7 +279,7 @@ func stepResults(c *result.Case, a *result.Attempt, steps []diag.Pos) []*message
 		exc = &messages.Exception{Type: "agenttest.Failure", Message: st.failureLine(a, f)}
 	case a.Error != nil:
 		broken = stepAt(steps, a.Error.Pos)
-		msg = erroredLine(a.Error.Kind) + "\n" + st.errorLine(a, a.Error)
+		msg = errorFault(stop, a.Error) + "\n" + st.errorLine(a, a.Error)
 		kind := a.Error.Kind
 		if kind == "" {
 			kind = "error"

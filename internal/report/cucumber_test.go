@@ -76,6 +76,7 @@ func TestCucumberStepBlame(t *testing.T) {
 	type testCase struct {
 		name          string
 		a             *result.Attempt
+		stop          *result.Stop
 		message, exc  string
 		failedAtIndex int
 	}
@@ -103,9 +104,18 @@ func TestCucumberStepBlame(t *testing.T) {
 			message: "errored, not failed: the platform or the harness broke, not the agent; nothing was learnt about the agent\nerrored without a recorded cause"},
 		{name: "failed check", a: &result.Attempt{Status: result.Failed, Failures: []assert.Failure{{Pos: pos("a.feature", 3, 9), Key: "reply", Message: "reply does not match"}}},
 			failedAtIndex: 0, exc: "agenttest.Failure", message: "a.feature:3:9: reply does not match"},
+		// The error that stopped the run on a refused key is the
+		// target's configuration's, as the stop says, not the
+		// platform's by its kind.
+		{name: "the cause of a stop on a configuration problem", a: errored(result.KindHTTP), failedAtIndex: 1, exc: "agenttest.Error.http",
+			stop:    &result.Stop{Kind: result.StopCredentials, Config: true, Cause: "it broke"},
+			message: "errored, not failed: the target's configuration broke, not the agent; nothing was learnt about the agent\na.feature:4:5: http: it broke"},
+		{name: "another error of a run stopped on a configuration problem", a: errored(result.KindHTTP), failedAtIndex: 1, exc: "agenttest.Error.http",
+			stop:    &result.Stop{Kind: result.StopCredentials, Config: true, Cause: "401 elsewhere"},
+			message: "errored, not failed: the platform broke, not the agent; nothing was learnt about the agent\na.feature:4:5: http: it broke"},
 	}...) {
 		t.Run(tc.name, func(t *testing.T) {
-			res := stepResults(&result.Case{Status: tc.a.Status}, tc.a, steps)
+			res := stepResults(tc.stop, &result.Case{Status: tc.a.Status}, tc.a, steps)
 			got := res[tc.failedAtIndex]
 			if got.Status != messages.TestStepResultStatus_FAILED || !strings.HasPrefix(got.Message, tc.message) {
 				t.Errorf("step %d: %s %q, want FAILED %q", tc.failedAtIndex, got.Status, got.Message, tc.message)
@@ -123,7 +133,7 @@ func TestCucumberStepBlame(t *testing.T) {
 func TestCucumberStepOfFailure(t *testing.T) {
 	t.Parallel()
 	passed := &result.Attempt{Status: result.Passed}
-	for i, r := range stepResults(&result.Case{Status: result.Passed}, passed, []diag.Pos{pos("a.feature", 3, 5), pos("a.feature", 4, 5)}) {
+	for i, r := range stepResults(nil, &result.Case{Status: result.Passed}, passed, []diag.Pos{pos("a.feature", 3, 5), pos("a.feature", 4, 5)}) {
 		if r.Status != messages.TestStepResultStatus_PASSED {
 			t.Errorf("passed attempt: step %d %s", i, r.Status)
 		}
@@ -260,5 +270,38 @@ func TestWriteCucumberMessages(t *testing.T) {
 	wantRun := `failed: a check failed: the agent broke an expectation; 1 alert rule firing, not a check of a scenario: rule red\nfiring`
 	if finished == nil || finished.Success || finished.Message != wantRun {
 		t.Errorf("testRunFinished %+v, want the message %q", finished, wantRun)
+	}
+}
+
+// TestWriteCucumberStopBlame: the step of the case whose error stopped
+// the run on a refused key says that the target's configuration broke,
+// as the run's stop does, and not the platform, by its kind.
+func TestWriteCucumberStopBlame(t *testing.T) {
+	t.Parallel()
+	const uri = "features/f.feature"
+	const refused = "POST /v1/agents/a1/debug-chat: 401 Unauthorized"
+	locs := map[string]*messages.Location{"sc": {Line: 2, Column: 3}, "s3": {Line: 3, Column: 5}}
+	pickles := []*messages.Pickle{{Id: "p", Uri: uri, AstNodeIds: []string{"sc"}, Steps: []*messages.PickleStep{{Id: "ps3", AstNodeIds: []string{"s3"}}}}}
+	a := &result.Attempt{Number: 1, Status: result.Errored, Error: &result.Error{Pos: pos(uri, 3, 5), Kind: result.KindHTTP, Message: refused, Status: 401}}
+	r := &result.Result{Started: t0, Stop: &result.Stop{Kind: result.StopCredentials, Reason: result.ReasonCredentials, Cause: refused, Config: true},
+		Files: []*result.File{{Path: uri, Cases: []*result.Case{{Name: "a", Pos: pos(uri, 2, 3), Status: result.Errored, Attempts: []*result.Attempt{a}}}}}}
+	var b bytes.Buffer
+	if err := WriteCucumber(&b, r, CucumberOptions{Docs: []CucumberDoc{{Source: &messages.Source{Uri: uri, Data: "Feature: f"},
+		Document: &messages.GherkinDocument{Uri: uri}, Pickles: pickles, Locations: locs}}}); err != nil {
+		t.Fatal(err)
+	}
+	want := "errored, not failed: the target's configuration broke, not the agent; nothing was learnt about the agent\n" + uri + ":3:5: http: " + refused
+	var said []string
+	for line := range strings.SplitSeq(strings.TrimSpace(b.String()), "\n") {
+		var e messages.Envelope
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatal(err)
+		}
+		if f := e.TestStepFinished; f != nil {
+			said = append(said, f.TestStepResult.Message)
+		}
+	}
+	if len(said) != 1 || said[0] != want {
+		t.Errorf("steps say %q, want %q", said, want)
 	}
 }

@@ -164,7 +164,7 @@ func TestInvisibleCharacters(t *testing.T) {
 		var got strings.Builder
 		for _, c := range r.Files[0].Cases {
 			a := c.Attempts[0]
-			for _, res := range stepResults(c, a, []diag.Pos{a.Turns[0].Pos, a.Turns[0].Pos}) {
+			for _, res := range stepResults(nil, c, a, []diag.Pos{a.Turns[0].Pos, a.Turns[0].Pos}) {
 				got.WriteString(res.Message + "\n")
 			}
 			got.WriteString(TranscriptText(a) + "\n")

@@ -507,7 +507,7 @@ func buildCase(f *result.File, c *result.Case, r *result.Result) junitCase {
 		if a != nil && a.Error != nil && a.Error.Kind != "" {
 			kind = a.Error.Kind
 		}
-		msg := errorMessage(c, a)
+		msg := errorMessage(r.Stop, a)
 		tc.Error = &junit.Result{
 			Message: xmlLine(msg),
 			Type:    xmlLine(kind),
@@ -615,16 +615,28 @@ func failureMessage(c *result.Case, a *result.Attempt) string {
 }
 
 // errorMessage is the message attribute of an <error>: the cause, then
-// whose fault it is (erroredLine). Jenkins' JUnit plugin, and the GitHub
-// Actions reporters (mikepenz/action-junit-report,
+// whose fault it is (errorFault; stop is the run's). Jenkins' JUnit
+// plugin, and the GitHub Actions reporters (mikepenz/action-junit-report,
 // dorny/test-reporter), read an <error> as a <failure>, its type unread:
 // without it a timeout of the platform reads there as the agent's broken
 // expectation.
-func errorMessage(c *result.Case, a *result.Attempt) string {
+func errorMessage(stop *result.Stop, a *result.Attempt) string {
 	if a == nil || a.Error == nil {
 		return "errored without a recorded cause (" + erroredLine("") + ")"
 	}
-	return fileStyle.errorLine(a, a.Error) + " (" + erroredLine(a.Error.Kind) + ")"
+	return fileStyle.errorLine(a, a.Error) + " (" + errorFault(stop, a.Error) + ")"
+}
+
+// errorFault says whose fault an attempt's error e is: its kind's
+// (erroredLine), except for the error that stopped the run (stop, nil
+// when it did not stop), which is whose fault the stop says: a refused
+// key or an unknown agent is the target's configuration (exit 2), where
+// it read as the platform's by its kind (http) beside the run's stop.
+func errorFault(stop *result.Stop, e *result.Error) string {
+	if stop.CausedBy(e) {
+		return stopFault(stop)
+	}
+	return erroredLine(e.Kind)
 }
 
 // flakyAttempts renders the failed attempts of a case that passed in the
@@ -655,7 +667,7 @@ func flakyAttempts(c *result.Case) (failures, errs []junitFlaky) {
 		if a.Status == result.Errored {
 			// As an <error>'s: whose fault it is, for the readers that
 			// show a flaky case's earlier attempts.
-			fl.Message = xmlLine(errorMessage(c, a))
+			fl.Message = xmlLine(errorMessage(nil, a))
 			fl.Type = "internal"
 			if a.Error != nil && a.Error.Kind != "" {
 				fl.Type = xmlLine(a.Error.Kind)

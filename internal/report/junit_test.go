@@ -850,19 +850,32 @@ func TestJUnitTranscriptOnceInBody(t *testing.T) {
 
 // TestJUnitErrorMessageWhose: an <error>'s message ends with whose fault
 // it is, as the Cucumber step's opens: Jenkins and the GitHub Actions
-// reporters show it as a failed test and do not read its type.
+// reporters show it as a failed test and do not read its type. The error
+// that stopped the run is whose fault the stop says: a key refused on a
+// turn read as the platform's by its kind (http) beside a run stopped on
+// a configuration problem (exit 2).
 func TestJUnitErrorMessageWhose(t *testing.T) {
 	t.Parallel()
+	const refused = "POST /v1/agents/a1/debug-chat: 403 FORBIDDEN: no rights (check the API key and its rights on this agent)"
+	keyStop := &result.Stop{Kind: result.StopCredentials, Config: true, Reason: result.ReasonCredentials, Cause: refused}
 	for _, tc := range []struct {
 		err  *result.Error
+		stop *result.Stop
 		want string
 	}{
-		{&result.Error{Kind: result.KindTimeout, Message: "no reply within 10s"}, "timeout: no reply within 10s (" + erroredLine(result.KindTimeout) + ")"},
-		{&result.Error{Kind: result.KindNetwork, Message: "connection reset"}, "network: connection reset (errored, not failed: the network or the platform broke, not the agent; nothing was learnt about the agent)"},
-		{nil, "errored without a recorded cause (errored, not failed: the platform or the harness broke, not the agent; nothing was learnt about the agent)"},
+		{err: &result.Error{Kind: result.KindTimeout, Message: "no reply within 10s"}, want: "timeout: no reply within 10s (" + erroredLine(result.KindTimeout) + ")"},
+		{err: &result.Error{Kind: result.KindNetwork, Message: "connection reset"}, want: "network: connection reset (errored, not failed: the network or the platform broke, not the agent; nothing was learnt about the agent)"},
+		{want: "errored without a recorded cause (errored, not failed: the platform or the harness broke, not the agent; nothing was learnt about the agent)"},
+		{err: &result.Error{Kind: result.KindHTTP, Message: refused, Status: 403}, stop: keyStop,
+			want: "http: " + refused + " (errored, not failed: the target's configuration broke, not the agent; nothing was learnt about the agent)"},
+		{err: &result.Error{Kind: result.KindHTTP, Message: "POST /v1/agents/a1/debug-chat: 500 INTERNAL_ERROR", Status: 500}, stop: keyStop,
+			want: "http: POST /v1/agents/a1/debug-chat: 500 INTERNAL_ERROR (errored, not failed: the platform broke, not the agent; nothing was learnt about the agent)"},
+		{err: &result.Error{Kind: result.KindNetwork, Message: "POST /v1/agents/a1/debug-chat: dial tcp: connection refused"},
+			stop: &result.Stop{Kind: result.StopUnreachable, Reason: result.ReasonUnreachable, Cause: "POST /v1/agents/a1/debug-chat: dial tcp: connection refused"},
+			want: "network: POST /v1/agents/a1/debug-chat: dial tcp: connection refused (errored, not failed: the network or the platform broke, not the agent; nothing was learnt about the agent)"},
 	} {
 		a := &result.Attempt{Number: 1, Status: result.Errored, Started: t0, Error: tc.err}
-		r := &result.Result{Started: t0, Target: result.Target{Name: "sim"}, Files: []*result.File{{Path: "a.yaml", Suite: "a",
+		r := &result.Result{Started: t0, Stop: tc.stop, Target: result.Target{Name: "sim"}, Files: []*result.File{{Path: "a.yaml", Suite: "a",
 			Cases: []*result.Case{{Name: "books", Pos: pos("a.yaml", 3, 5), Status: result.Errored, Attempts: []*result.Attempt{a}}}}}}
 		c := junitOf(t, r).Suites[0].Cases[0]
 		if c.Error == nil || c.Error.Message != tc.want {

@@ -15,7 +15,9 @@ const (
 	// connection is the platform's and the line's, not the agent's).
 	KindHTTP = "http"
 	// KindConfig: the scenario cannot be run as written (no agent, an
-	// unresolved ${...}); retrying cannot help.
+	// unresolved ${...}, a wait past the wait budget at the pace of the
+	// run's own rate, the platform having refused nothing); retrying
+	// cannot help.
 	KindConfig = "config"
 	// KindMessaging: a Messaging session broke without a transport
 	// error: an error system message no check expected, an agent that

@@ -797,8 +797,12 @@ type Error struct {
 	// constants).
 	Kind string `json:"kind"`
 	// Status is the HTTP status of the platform's answer when it was an
-	// error status (Kind "http"), 0 otherwise: what tells a 500 from a
-	// refused key at a glance.
+	// error status: of Kind "http"; of Kind "timeout", a CHAT_TIMEOUT's
+	// 408; of Kind "rate_limited", 429 (the scenario's, or that of
+	// another call with the key whose pause held it). 0 otherwise: a
+	// timeout of the client's own, a network error. What tells a 500
+	// from a refused key, or the platform's timeout from the turn
+	// timeout, at a glance.
 	Status int `json:"status,omitempty"`
 }
 

@@ -133,6 +133,15 @@ func (s *Stop) Left(reason string) bool {
 	return s != nil && (reason == s.Reason || IsStopReason(reason))
 }
 
+// CausedBy reports whether e is the error that decided the stop (Cause):
+// the error of the case that met the wall first, which is what the stop
+// says it is (a configuration problem when Config), whatever its Kind
+// says of errors of its kind elsewhere. A merged report keeps one stop;
+// the case of another shard that met the same wall has the same message.
+func (s *Stop) CausedBy(e *Error) bool {
+	return s != nil && e != nil && s.Cause != "" && e.Message == s.Cause
+}
+
 // Why says why the run stopped early, in the words every report uses:
 // "the platform at build.example.com refused the build key".
 func (s *Stop) Why() string {

@@ -163,3 +163,27 @@ func TestStopLeft(t *testing.T) {
 		}
 	}
 }
+
+// TestStopCausedBy: the error of a stop is the one whose message is the
+// stop's cause; a stop without a cause (--fail-fast) is no error's, an
+// error without a message included.
+func TestStopCausedBy(t *testing.T) {
+	t.Parallel()
+	refused := &Stop{Kind: StopCredentials, Cause: "POST /v1/agents/a1/debug-chat: 401 Unauthorized", Config: true}
+	for _, tc := range []struct {
+		name string
+		stop *Stop
+		err  *Error
+		want bool
+	}{
+		{"its cause", refused, &Error{Kind: KindHTTP, Message: refused.Cause}, true},
+		{"another error", refused, &Error{Kind: KindHTTP, Message: "POST /v1/agents/a1/debug-chat: 500"}, false},
+		{"no error", refused, nil, false},
+		{"no stop", nil, &Error{Message: refused.Cause}, false},
+		{"fail-fast", &Stop{Kind: StopFailFast}, &Error{Kind: KindNetwork}, false},
+	} {
+		if got := tc.stop.CausedBy(tc.err); got != tc.want {
+			t.Errorf("%s: CausedBy = %t, want %t", tc.name, got, tc.want)
+		}
+	}
+}

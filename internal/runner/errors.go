@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"net/http"
 
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/platform"
@@ -69,9 +70,16 @@ func classify(err error, starting bool) (e *result.Error, retry bool) {
 	e, retry = classifyCall(err, starting)
 	// The status travels with every platform error that has one, those
 	// given a hint included: a flaky case's note and the JSON report
-	// tell a 404 or a 401 from a 500 by it.
-	if api, ok := errors.AsType[*platform.APIError](err); ok && e != nil && e.Kind == result.KindHTTP {
+	// tell a 404 or a 401 from a 500 by it, and a CHAT_TIMEOUT (408) or
+	// a rate limit (429) from a timeout of the client's own, as the
+	// message does.
+	api, isAPI := errors.AsType[*platform.APIError](err)
+	switch {
+	case e == nil:
+	case isAPI && (e.Kind == result.KindHTTP || e.Kind == result.KindTimeout):
 		e.Status = api.Status
+	case e.Kind == result.KindRateLimited:
+		e.Status = http.StatusTooManyRequests
 	}
 	return e, retry
 }
@@ -104,6 +112,12 @@ func classifyCall(err error, starting bool) (e *result.Error, retry bool) {
 		// runner's moved out by rate-limit waits): the same timeout as
 		// a debug-chat turn's, not a network error.
 		return &result.Error{Kind: result.KindTimeout, Message: (&timeoutError{what: fmt.Sprintf("turn timeout of %s", msgTimeout), err: err}).Error()}, true
+	case errors.As(err, &rl) && rl.SelfPaced():
+		// The platform refused nothing: the run's own rate, wait
+		// budget and parallelism held the call, a configuration that
+		// errors every run the same way. Before, it read as the
+		// platform's rate limit and blamed the platform.
+		return &result.Error{Kind: result.KindConfig, Message: err.Error()}, false
 	case errors.As(err, &rl):
 		// The case's wait budget is spent: another attempt would only
 		// wait more.
