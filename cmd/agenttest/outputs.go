@@ -18,6 +18,7 @@ import (
 	"github.com/agenttest/agenttest/internal/coverage"
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/jsonkind"
+	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/report"
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
@@ -148,9 +149,35 @@ func readMaskedReport(st *State, name string, red *secret.Redactor) (*report.Rep
 		return rep, err
 	}
 	if clean := red.JSON(data); !bytes.Equal(clean, data) {
-		return decodeJSON(clean, report.ReadJSON)
+		if rep, err = decodeJSON(clean, report.ReadJSON); err != nil {
+			return rep, err
+		}
 	}
+	maskStreams(rep.Result, red)
 	return rep, nil
+}
+
+// maskStreams masks a key that the chunks of a turn's stream spell
+// between them, none holding it whole, in res, a report read: the reports
+// show a stream cut before its end as its chunks joined
+// (reply.Messaging.ChunkText), where masking each value found nothing.
+// As the client does with a stream it receives (platform's maskSpread),
+// the chunks lose their text. A report agenttest wrote has no such
+// chunks; one of an older version, or edited, may.
+func maskStreams(res *result.Result, red *secret.Redactor) {
+	for _, c := range res.Cases() {
+		for _, a := range c.Attempts {
+			for _, t := range a.Turns {
+				if m := t.Messaging; red.Contains(m.ChunkText()) {
+					for i := range m.Events {
+						if m.Events[i].Kind == reply.KindAgentChunk {
+							m.Events[i].Text = secret.Mask
+						}
+					}
+				}
+			}
+		}
+	}
 }
 
 // decodeJSON decodes data, a JSON file named on the command line, with

@@ -190,3 +190,63 @@ func TestReportReadersMaskTheWorkspaceKeys(t *testing.T) {
 		})
 	}
 }
+
+// TestReportReadersMaskAKeyAcrossChunks: a report's stream cut before its
+// end is shown as its chunks joined (the stream stopped after "..."); a
+// report of an older version, or one edited, whose chunks spell a key
+// between them, none holding it whole, has it masked where merge
+// re-renders it (console, GitHub annotation, JUnit, HTML), though
+// masking each value as it is read finds no key in any. Before, merge
+// printed `the stream stopped after "token sk-live-0123456789abcdefXYZ end"`.
+func TestReportReadersMaskAKeyAcrossChunks(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, map[string]string{"m.yaml": "agent: restaurant\nscenarios:\n  - name: streams\n    via: messaging\n    streaming: true\n    turns:\n      - say: hi\n        expect: {response: nothing like this}\n"})
+	newCLI(t, dir, map[string]string{"AGENTTEST_BUILD_KEY": reportKey}, "run", "--sim", "m.yaml", "--json", "run.json").expect(t, exitFailed)
+	cut := 0
+	copyReport(t, filepath.Join(dir, "run.json"), filepath.Join(dir, "cut.json"), func(doc map[string]any) {
+		eachObject(doc, func(o map[string]any) {
+			m, ok := o["messaging"].(map[string]any)
+			if !ok || o["index"].(float64) != 1 {
+				return
+			}
+			// The stream ends with no complete message: the turn's reply
+			// is empty, and its chunks are what the reports show.
+			o["reply"] = ""
+			var chunks []map[string]any
+			for _, e := range m["events"].([]any) {
+				if e := e.(map[string]any); e["kind"] == "agent_chunk" {
+					chunks = append(chunks, e)
+				}
+			}
+			if len(chunks) < 2 {
+				t.Fatalf("the streamed turn has %d chunks: the test needs two", len(chunks))
+			}
+			chunks[0]["text"], chunks[1]["text"] = "token "+reportKey[:10], reportKey[10:]+" end"
+			for _, e := range chunks[2:] {
+				e["text"] = ""
+			}
+			cut++
+		})
+	})
+	if cut != 1 {
+		t.Fatalf("%d streamed turns edited, want 1", cut)
+	}
+	c := newCLI(t, dir, map[string]string{"AGENTTEST_BUILD_KEY": reportKey, "GITHUB_ACTIONS": "true"}, "merge", "cut.json", "--github", "--junit", "m.xml", "--html", "m.html", "--json", "m.json")
+	c.run(t)
+	texts := map[string]string{"console": c.stdout.String() + c.stderr.String()}
+	for _, name := range []string{"m.xml", "m.html", "m.json"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatalf("%v\n%s", err, texts["console"])
+		}
+		texts[name] = string(b)
+	}
+	for name, text := range texts {
+		if f := keyInDecoded(text, secret.Forms(reportKey)); f != "" {
+			t.Errorf("%s shows the key (%s)", name, f)
+		}
+	}
+	if want := `the stream stopped after "` + secret.Mask; !strings.Contains(texts["console"], want) {
+		t.Errorf("the console lacks %q: the test tests nothing\n%s", want, texts["console"])
+	}
+}
