@@ -164,8 +164,9 @@ func TestGodogFormattersShowNoKey(t *testing.T) {
 // the team wrote them, but the errors agenttest's steps and hooks hand
 // godog quote no key written there: a scenario that cannot be compiled
 // (a pattern that is no regular expression), one refused for live, a
-// step another definition ran, each naming the step or the scenario
-// where the key was. Before, each quoted the key as written.
+// step another definition ran (said by the next step, or at the
+// scenario's end), each naming the step or the scenario where the key
+// was. Before, each quoted the key as written.
 func TestGodogStepErrorsQuoteNoKey(t *testing.T) {
 	base := hostilePlatform(t, hostileKey)
 	features := fstest.MapFS{"quoted.feature": {Data: []byte(`@agent:restaurant
@@ -181,6 +182,10 @@ Feature: quoted
   Scenario: a team step runs one of agenttest's
     When the user says "shadowed ` + hostileKey + `"
     Then the agent's reply contains "echo"
+
+  Scenario: a team step runs agenttest's last
+    When the user says "hello"
+    And the user says "shadowed ` + hostileKey + `"
 `)}}
 	steps, err := godogsteps.New(godogsteps.Options{BuildURL: base, BuildKey: hostileKey, AllowHTTP: true, Features: features})
 	if err != nil {
@@ -198,8 +203,8 @@ Feature: quoted
 		Options: &godog.Options{Format: "progress", Output: io.Discard, FS: features, Paths: []string{"quoted.feature"}, NoColors: true},
 	}.Run()
 	errs := failed.errs
-	if status != 1 || len(errs) != 3 {
-		t.Fatalf("godog status %d, errors %q: want 1 and three scenarios failed", status, errs)
+	if status != 1 || len(errs) != 4 {
+		t.Fatalf("godog status %d, errors %q: want 1 and four scenarios failed", status, errs)
 	}
 	for name, e := range errs {
 		if f := keyIn(e, secret.Forms(hostileKey)); f != "" {

@@ -403,7 +403,7 @@ func cmdCompare(ctx context.Context, st *State, args []string) error {
 	if err := compare.WriteText(&out, c, compare.TextOptions{Color: useColor(st, o.noColor) && st.StdoutTTY, Verbose: o.verbose}); err != nil {
 		return err
 	}
-	red := sidesRedactor(st, o.config, sides)
+	red := sidesRedactor(st, sides)
 	// A console whose reader went away (| head) is no failure of the
 	// comparison: its reports and exit code stand, as a run's do.
 	console := consoleErr(red.Writer(st.Stdout).Write(out.Bytes()))
@@ -533,12 +533,13 @@ func cmpOrDefault(env string) string {
 }
 
 // sidesRedactor masks the keys of every side's target in the console
-// and the reports, and the keys the workspace holds (envKeys, with the
-// variables of the config file named, keysConfig), as history and merge
-// mask the reports they read: a stored report side is anyone's text, and
-// a comparison of two reports has no target.
-func sidesRedactor(st *State, config string, sides []*side) *secret.Redactor {
-	keys := envKeys(st, keysConfig(st, config))
+// and the reports, and the keys the environment holds (envKeys), as
+// history and merge mask the reports they read: a stored report side is
+// anyone's text, and a comparison of two reports has no target. (A
+// report side's values are masked as they are read, with the keys of
+// the variables the config file names too: workspaceKeys.)
+func sidesRedactor(st *State, sides []*side) *secret.Redactor {
+	keys := envKeys(st, nil)
 	for _, s := range sides {
 		if s.tgt != nil {
 			keys = append(keys, s.tgt.Secrets()...)

@@ -58,13 +58,14 @@ func cmdCoverage(_ context.Context, st *State, args []string) error {
 	tally := coverage.NewTally()
 	// A report agenttest wrote holds no key, but one edited, or written
 	// elsewhere, may: in a node's or an agent's name, which the coverage
-	// prints, or in a value a problem quotes. The workspace's keys are
-	// masked in what is read, as merge and history mask them.
+	// prints. The workspace's keys are masked in what is read, as merge
+	// and history mask them (and in the error the command ends with, a
+	// problem's quote of the file: maskMessage).
 	red := workspaceKeys(st, "")
 	for i, p := range paths {
 		rep, err := readMaskedReport(st, p, red)
 		if err != nil {
-			problems = append(problems, red.String(inFile(p, err)))
+			problems = append(problems, inFile(p, err))
 			continue
 		}
 		u.Merge(coverage.FromReport(rep.Coverage))

@@ -157,11 +157,5 @@ func learnSigningSecret(red *secret.Redactor, s string) error {
 // the environment gives by mistake (a key pasted into AGENTTEST_RATE or
 // AGENTTEST_SHARD) or a report read (an edited status, schema or value)
 // was quoted as it was, before any redactor of the command was built.
-// The exit code and the hint (agenttest's own words) are the error's. A
-// command that ends well reads no config file for it.
-func maskMessage(st *State, err error) error {
-	if err == nil {
-		return nil
-	}
-	return workspaceKeys(st, "").Error(err)
-}
+// The exit code and the hint (agenttest's own words) are the error's.
+func maskMessage(st *State, err error) error { return workspaceKeys(st, "").Error(err) }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"net/url"
@@ -21,6 +22,24 @@ const reportKey = "sk-live-0123456789abcdefXYZ"
 // reportKeysSuite fails its one check, so that a report of it holds a
 // failure, a reply and node coverage to plant the key in.
 const reportKeysSuite = "agent: restaurant\nscenarios:\n  - name: books\n    turns:\n      - say: hi\n        expect: {response: nothing like this}\n"
+
+// reportKeysFeature is a feature file of the run, for merge --cucumber.
+const reportKeysFeature = "@agent:restaurant\nFeature: f\n  Scenario: books\n    When the user says \"hi\"\n"
+
+// appendFile appends text to the file at path.
+func appendFile(t *testing.T, path, text string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(text); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
 
 // reportKeysConfig keeps the workspace's build key in SANDBOX_BUILD_KEY,
 // as a team with several targets does: there is no AGENTTEST_BUILD_KEY.
@@ -120,7 +139,7 @@ func TestReportReadersMaskTheWorkspaceKeys(t *testing.T) {
 	} {
 		t.Run(ws.name, func(t *testing.T) {
 			t.Parallel()
-			files := map[string]string{"s.yaml": reportKeysSuite}
+			files := map[string]string{"s.yaml": reportKeysSuite, "f.feature": reportKeysFeature}
 			maps.Copy(files, ws.files)
 			dir := writeTree(t, files)
 			env := func(extra map[string]string) map[string]string {
@@ -128,7 +147,10 @@ func TestReportReadersMaskTheWorkspaceKeys(t *testing.T) {
 				maps.Copy(e, extra)
 				return e
 			}
-			newCLI(t, dir, env(nil), "run", "--sim", "s.yaml", "--json", "run.json").expect(t, exitFailed)
+			newCLI(t, dir, env(nil), "run", "--sim", "s.yaml", "f.feature", "--json", "run.json").expect(t, exitFailed)
+			// The feature file, which merge --cucumber reads again, holds
+			// the key since.
+			appendFile(t, filepath.Join(dir, "f.feature"), "  # "+reportKey+"\n")
 			copyReport(t, filepath.Join(dir, "run.json"), filepath.Join(dir, "planted.json"), plantEveryForm(reportKey))
 			writeEscaped(t, filepath.Join(dir, "planted.json"), reportKey)
 			copyReport(t, filepath.Join(dir, "run.json"), filepath.Join(dir, "bad.json"), func(doc map[string]any) {
@@ -152,10 +174,12 @@ func TestReportReadersMaskTheWorkspaceKeys(t *testing.T) {
 				{withConfig("compare", "--baseline", "planted.json", "--candidate", "run.json", "--json", "c.json", "--html", "c.html"), []string{"c.json", "c.html"}, "stdout"},
 				{withConfig("gate", "--sim", "bad.json"), nil, "stderr"},
 				{withConfig("compare", "--baseline", "bad.json", "--candidate", "run.json"), nil, "stderr"},
+				{withConfig("run", "--sim", "s.yaml", "--coverage-from", "bad.json"), nil, "stderr"},
 			}
 			if ws.config == "" {
 				cases = append(cases,
 					outcome{[]string{"merge", "planted.json", "--github", "--junit", "m.xml", "--json", "m.json", "--html", "m.html"}, []string{"m.xml", "m.json", "m.html", "summary.md"}, "stdout"},
+					outcome{[]string{"merge", "run.json", "--cucumber", "m.ndjson"}, []string{"m.ndjson"}, "m.ndjson"},
 					outcome{[]string{"history", "planted.json", "run.json"}, nil, "stdout"},
 					outcome{[]string{"coverage", "planted.json"}, nil, "stdout"},
 					outcome{[]string{"coverage", "--json", "run.json", "--coverage-from", "planted.json"}, nil, "stdout"},
@@ -164,7 +188,6 @@ func TestReportReadersMaskTheWorkspaceKeys(t *testing.T) {
 					outcome{[]string{"merge", "bad.json"}, nil, "stderr"},
 					outcome{[]string{"history", "bad.json"}, nil, "stderr"},
 					outcome{[]string{"coverage", "bad.json"}, nil, "stderr"},
-					outcome{[]string{"run", "--sim", "s.yaml", "--coverage-from", "bad.json"}, nil, "stderr"},
 				)
 			}
 			for _, tc := range cases {
@@ -248,5 +271,25 @@ func TestReportReadersMaskAKeyAcrossChunks(t *testing.T) {
 	}
 	if want := `the stream stopped after "` + secret.Mask; !strings.Contains(texts["console"], want) {
 		t.Errorf("the console lacks %q: the test tests nothing\n%s", want, texts["console"])
+	}
+	// The turn's chunks lose their text; its other events, and the
+	// greeting's chunks, keep theirs.
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(texts["m.json"]), &doc); err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string][]string{}
+	eachObject(doc, func(o map[string]any) {
+		if k, ok := o["kind"].(string); ok {
+			text, _ := o["text"].(string)
+			kinds[k] = append(kinds[k], text)
+		}
+	})
+	chunks := kinds["agent_chunk"]
+	if n := len(chunks); n < 3 || chunks[0] == secret.Mask || chunks[n-2] != secret.Mask || chunks[n-1] != secret.Mask {
+		t.Errorf("the chunks' texts are %q, want the greeting's kept and the turn's %q", chunks, secret.Mask)
+	}
+	if echo := kinds["echo"]; len(echo) != 2 || echo[1] != "hi" {
+		t.Errorf("the echoes' texts are %q, want the turn's to keep %q", echo, "hi")
 	}
 }

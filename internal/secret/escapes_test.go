@@ -58,6 +58,11 @@ func TestKeyAcrossTerminalEscapes(t *testing.T) {
 	if out := r.JSON(doc); &out[0] != &doc[0] {
 		t.Errorf("JSON(%s) = %s: a document with nothing to mask was copied", doc, out)
 	}
+	// A document that writes ESC in upper-case hex.
+	upper := []byte(`{"reply":"sk-live-\u001B[1m0123456789abcdef"}`)
+	if out := r.JSON(upper); !bytes.Contains(out, []byte(Mask)) || !json.Valid(out) {
+		t.Errorf("JSON(%s) = %s", upper, out)
+	}
 	// Invalid JSON is redacted as text, its escapes raw.
 	if out := r.JSON([]byte("{\"a\": \"sk-live-\x1b[1m0123456789abcdef")); !bytes.Contains(out, []byte(Mask)) {
 		t.Errorf("invalid JSON with a raw escape: %q", out)
