@@ -533,16 +533,35 @@ func (s *Steps) Register(sc *godog.ScenarioContext) {
 		return
 	}
 	st := &state{steps: s}
+	// Every error of ours reaches godog's formatters through these
+	// three, masked here once: the session's are masked already, but a
+	// scenario that cannot be compiled, one refused for live and a
+	// shadowed step quote the feature file, where a key may be pasted
+	// (godog prints the file's own text as it is; the errors we add to it
+	// name where the key was, never the key).
+	run := func(ctx context.Context) (context.Context, error) { return st.mask(st.run(ctx)) }
 	for _, d := range s.lib.Defs() {
 		// Any keyword: And/But after a When may hold a check. The handler
 		// takes only the context: the step compiled from the pickle
 		// already holds godog's arguments.
-		sc.Step(d.Pattern, st.run)
+		sc.Step(d.Pattern, run)
 	}
-	sc.Before(st.before)
+	sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
+		return st.mask(st.before(ctx, p))
+	})
 	sc.StepContext().Before(st.beforeStep)
 	sc.StepContext().After(st.afterStep)
-	sc.After(st.after)
+	sc.After(func(ctx context.Context, p *godog.Scenario, err error) (context.Context, error) {
+		return st.mask(st.after(ctx, p, err))
+	})
+}
+
+// mask is ctx and err with the keys the steps know masked in err's text,
+// by the redactor of the client and the runner. An error with nothing to
+// mask is returned as it is: a failure keeps its layout for godog's
+// terminal formatters, and godog.ErrSkip stays godog's.
+func (st *state) mask(ctx context.Context, err error) (context.Context, error) {
+	return ctx, st.steps.opts.Redactor.Error(err)
 }
 
 // notMade is the step of a Steps that New did not make.

@@ -325,12 +325,15 @@ func cmdCompare(ctx context.Context, st *State, args []string) error {
 	}
 	started := now(st)
 	var problems []string
+	// A report side is anyone's text: the workspace's keys are masked in
+	// it as it is read, and in the problems that quote it.
+	keys := workspaceKeys(st, o.config)
 	for _, s := range sides {
 		if s.kind != compare.KindReport {
 			continue
 		}
-		if err := s.read(st); err != nil {
-			problems = append(problems, err.Error())
+		if err := s.read(st, keys); err != nil {
+			problems = append(problems, keys.String(err.Error()))
 		}
 	}
 	// The scenarios the candidate holds are what the running sides
@@ -471,9 +474,9 @@ func runningSides(sides []*side) []*side {
 	return out
 }
 
-// read reads a report side.
-func (s *side) read(st *State) error {
-	rep, err := readReport(st, s.report)
+// read reads a report side, with red's keys masked in its values.
+func (s *side) read(st *State, red *secret.Redactor) error {
+	rep, err := readMaskedReport(st, s.report, red)
 	if errors.Is(err, fs.ErrNotExist) && !strings.HasSuffix(s.report, ".json") {
 		return fmt.Errorf("--%s %s: not an environment (%s), target:NAME or a JSON report", s.label, s.spec, strings.Join(reply.Envs, ", "))
 	}
@@ -532,7 +535,9 @@ func cmpOrDefault(env string) string {
 // sidesRedactor masks the keys of every side's target in the console
 // and the reports, and the keys the environment holds (envKeys), as
 // history and merge mask the reports they read: a stored report side is
-// anyone's text, and a comparison of two reports has no target.
+// anyone's text, and a comparison of two reports has no target. (A
+// report side's values are masked as they are read, with the keys of
+// the variables the config file names too: workspaceKeys.)
 func sidesRedactor(st *State, sides []*side) *secret.Redactor {
 	keys := envKeys(st, nil)
 	for _, s := range sides {

@@ -177,7 +177,10 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 	defer guardInGitHubActions(st)()
 	ev, err := readEvidence(st, o.report)
 	if err != nil {
-		return err
+		// The problem may quote the report (a status, a schema), which
+		// anyone may have edited: read before the config file, so masked
+		// with the keys of the one --config names.
+		return workspaceKeys(st, o.config).Error(err)
 	}
 
 	cfg, err := loadConfig(st, st.Stderr, f, o.config, false)

@@ -91,9 +91,9 @@ func cmdHistory(_ context.Context, st *State, args []string) error {
 	// A report agenttest wrote holds no key, but one edited (or written
 	// by hand, or by another tool) may, in any value history prints: a
 	// deployment's id or version, a name, a reason. The keys the
-	// environment holds are masked in what is read, as gate masks the
-	// report it quotes.
-	red := knownKeys(st, nil)
+	// workspace holds (workspaceKeys) are masked in what is read, as
+	// gate masks the report it quotes.
+	red := workspaceKeys(st, "")
 	for _, p := range paths {
 		data, err := readArg(st, p)
 		if err != nil {

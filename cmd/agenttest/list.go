@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -61,7 +62,7 @@ func cmdList(_ context.Context, st *State, args []string) error {
 	if len(problems) > 0 {
 		return f.attribute(usageProblems("list", problems...))
 	}
-	suites, skipped, err := s.load(st, keysConfig(st), st.Stderr, paths, len(pos) > 0)
+	suites, skipped, err := s.load(st, keysConfig(st, ""), st.Stderr, paths, len(pos) > 0)
 	if err != nil {
 		return err
 	}
@@ -105,14 +106,15 @@ func cmdList(_ context.Context, st *State, args []string) error {
 	return nil
 }
 
-// keysConfig is the config file run would read (AGENTTEST_CONFIG, else
-// ./agenttest.yaml when present), for the key variables it names only:
-// list calls nothing, but refuses a --name, --tags or scenario name
-// holding one of their keys, which it would print, as run does. A file
-// that cannot be read or has errors is run's and lint's to report: list
-// learns what keys it can from it (none from one it cannot read), and
-// goes on.
-func keysConfig(st *State) *config.File {
-	cfg, _, _ := readConfig(st, st.Getenv("AGENTTEST_CONFIG"))
+// keysConfig is the config file named (a --config), else the one run
+// would read (AGENTTEST_CONFIG, else ./agenttest.yaml when present), for
+// the key variables it names only: list calls nothing, but refuses a
+// --name, --tags or scenario name holding one of their keys, which it
+// would print, as run does, and the commands that read reports mask
+// them (workspaceKeys). A file that cannot be read or has errors is
+// run's and lint's to report: the command learns what keys it can from
+// it (none from one it cannot read), and goes on.
+func keysConfig(st *State, name string) *config.File {
+	cfg, _, _ := readConfig(st, cmp.Or(name, st.Getenv("AGENTTEST_CONFIG")))
 	return cfg
 }

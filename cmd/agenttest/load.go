@@ -82,6 +82,18 @@ func knownKeys(st *State, cfg *config.File) *secret.Redactor {
 	return red
 }
 
+// workspaceKeys is knownKeys with the key variables of the config file
+// named (keysConfig), for a command that reads what another wrote (a
+// report, merged, compared, gated on, read for history or coverage) and
+// has no target of its own yet, or none at all: a workspace whose
+// agenttest.yaml keeps its keys in SANDBOX_BUILD_KEY holds no
+// AGENTTEST_BUILD_KEY, and a report edited, written elsewhere or by an
+// older version may hold that key in any value, or in a value its error
+// quotes.
+func workspaceKeys(st *State, name string) *secret.Redactor {
+	return knownKeys(st, keysConfig(st, name))
+}
+
 // envKeys are the keys the environment holds in the variables that hold
 // keys (config.KeyVariables: AGENTTEST_BUILD_KEY and the others, the
 // webhook signing secret, and those cfg's key settings name), whatever

@@ -96,10 +96,11 @@ func cmdMerge(_ context.Context, st *State, args []string) error {
 	usage := len(problems) // the rest are the files' own
 	var inputs []merge.Input
 	u := coverage.Universe{}
-	// merge has no target: the environment's keys are those it masks,
+	// merge has no target: the workspace's keys (the environment's, and
+	// those in the variables agenttest.yaml names) are those it masks,
 	// in the reports as they are read, before anything is written or
 	// cut.
-	red := knownKeys(st, nil)
+	red := workspaceKeys(st, "")
 	for _, p := range paths {
 		rep, err := readMaskedReport(st, p, red)
 		if err != nil {
@@ -124,7 +125,7 @@ func cmdMerge(_ context.Context, st *State, args []string) error {
 		}
 		return fileProblems("merge", bad...)
 	}
-	if err := o.outputs.readCoverageFrom(st, "merge"); err != nil {
+	if err := o.outputs.readCoverageFrom(st, "merge", red); err != nil {
 		return err
 	}
 	o.outputs.universe.Merge(u)

@@ -18,6 +18,7 @@ import (
 	"github.com/agenttest/agenttest/internal/coverage"
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/jsonkind"
+	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/report"
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
@@ -106,16 +107,18 @@ func inGitHubActions(st *State) bool { return st.Getenv("GITHUB_ACTIONS") == "tr
 // readCoverageFrom reads --coverage-from into the universe: the nodes
 // each report's traces name and the nodes its coverage section lists.
 // A report that cannot be read is a usage error, found before anything
-// runs.
-func (o *outputs) readCoverageFrom(st *State, cmd string) error {
+// runs. The reports are anyone's text: red's keys are masked in what is
+// read (node names reach the coverage of every report written) and in
+// the problems, which may quote it.
+func (o *outputs) readCoverageFrom(st *State, cmd string, red *secret.Redactor) error {
 	if o.universe == nil {
 		o.universe = coverage.Universe{}
 	}
 	var problems []string
 	for _, name := range o.coverageFrom {
-		rep, err := readReport(st, name)
+		rep, err := readMaskedReport(st, name, red)
 		if err != nil {
-			problems = append(problems, "--coverage-from "+inFile(name, err))
+			problems = append(problems, red.String("--coverage-from "+inFile(name, err)))
 			continue
 		}
 		o.universe.Merge(coverage.Observed(rep.Result))
@@ -127,15 +130,12 @@ func (o *outputs) readCoverageFrom(st *State, cmd string) error {
 	return nil
 }
 
-// readReport reads a JSON report (relative to the working directory).
-func readReport(st *State, name string) (*report.Report, error) {
-	return readMaskedReport(st, name, nil)
-}
-
-// readMaskedReport reads a JSON report with red's keys masked in its
-// values, for a command that writes what it read into outputs of its own
-// (merge): a report agenttest wrote holds no key, but one edited may, and
-// what the outputs cut short (a GitHub annotation at the runner's 4096
+// readMaskedReport reads a JSON report (relative to the working
+// directory) with red's keys masked in its values, for a command that
+// shows what it read or writes it into outputs of its own (merge,
+// compare, coverage, --coverage-from): a report agenttest wrote holds
+// no key, but one edited, or written elsewhere or by an older version,
+// may, and what the outputs cut short (a GitHub annotation at the runner's 4096
 // characters) must be masked before it is cut, or the half of a key left
 // is no longer one to find. Problems are told at the file's own line and
 // column; a nil red masks nothing.
@@ -145,13 +145,39 @@ func readMaskedReport(st *State, name string, red *secret.Redactor) (*report.Rep
 		return nil, err
 	}
 	rep, err := decodeJSON(data, report.ReadJSON)
-	if err != nil || red == nil {
+	if err != nil {
 		return rep, err
 	}
 	if clean := red.JSON(data); !bytes.Equal(clean, data) {
-		return decodeJSON(clean, report.ReadJSON)
+		if rep, err = decodeJSON(clean, report.ReadJSON); err != nil {
+			return rep, err
+		}
 	}
+	maskStreams(rep.Result, red)
 	return rep, nil
+}
+
+// maskStreams masks a key that the chunks of a turn's stream spell
+// between them, none holding it whole, in res, a report read: the reports
+// show a stream cut before its end as its chunks joined
+// (reply.Messaging.ChunkText), where masking each value found nothing.
+// As the client does with a stream it receives (platform's maskSpread),
+// the chunks lose their text. A report agenttest wrote has no such
+// chunks; one of an older version, or edited, may.
+func maskStreams(res *result.Result, red *secret.Redactor) {
+	for _, c := range res.Cases() {
+		for _, a := range c.Attempts {
+			for _, t := range a.Turns {
+				if m := t.Messaging; red.Contains(m.ChunkText()) {
+					for i := range m.Events {
+						if m.Events[i].Kind == reply.KindAgentChunk {
+							m.Events[i].Text = secret.Mask
+						}
+					}
+				}
+			}
+		}
+	}
 }
 
 // decodeJSON decodes data, a JSON file named on the command line, with
@@ -540,7 +566,7 @@ func (o *outputs) write(st *State, res *result.Result) []error {
 		errs = append(errs, writeReport(st, o.cucumber, func(w io.Writer) error {
 			red := o.mask
 			if red == nil {
-				red = knownKeys(st, nil) // merge: no target, the environment's keys
+				red = workspaceKeys(st, "") // merge: no target, the workspace's keys
 			}
 			docs, err := maskDocs(red, o.docs)
 			if err != nil {

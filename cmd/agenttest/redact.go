@@ -150,10 +150,12 @@ func learnSigningSecret(red *secret.Redactor, s string) error {
 	return red.Learn("the signing secret the platform issued for the webhook endpoint", s)
 }
 
-// maskMessage masks the keys the environment holds (knownKeys) in the
-// message of the error a command ends with. A message quotes the values
-// it refuses, and a value the environment gives by mistake (a key
-// pasted into AGENTTEST_RATE or AGENTTEST_SHARD) was quoted as it was,
-// before any redactor of the command was built. The exit code and the
-// hint (agenttest's own words) are the error's.
-func maskMessage(st *State, err error) error { return knownKeys(st, nil).Error(err) }
+// maskMessage masks the keys the workspace holds (workspaceKeys: the
+// environment's, and those of the variables agenttest.yaml, or the file
+// AGENTTEST_CONFIG names, keeps keys in) in the message of the error a
+// command ends with. A message quotes the values it refuses, and a value
+// the environment gives by mistake (a key pasted into AGENTTEST_RATE or
+// AGENTTEST_SHARD) or a report read (an edited status, schema or value)
+// was quoted as it was, before any redactor of the command was built.
+// The exit code and the hint (agenttest's own words) are the error's.
+func maskMessage(st *State, err error) error { return workspaceKeys(st, "").Error(err) }

@@ -448,7 +448,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 			return reported(exitUsage)
 		}
 	}
-	if err := o.outputs.readCoverageFrom(st, "run"); err != nil {
+	if err := o.outputs.readCoverageFrom(st, "run", knownKeys(st, cfg)); err != nil {
 		return err
 	}
 	if err := o.outputs.readDocs(st, plan); err != nil {

@@ -35,10 +35,28 @@
 package escape
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 )
+
+// ansiRE matches the escape sequences a terminal interprets: CSI sequences
+// (colours, cursor moves), OSC sequences (titles, hyperlinks) ended by BEL or
+// ST, and two-byte escapes. Agent replies and diffs may carry them; files
+// must not.
+var ansiRE = regexp.MustCompile("\x1b\\[[0-?]*[ -/]*[@-~]|\x1b\\][^\x07\x1b]*(?:\x07|\x1b\\\\)|\x1b[@-Z\\\\-_]")
+
+// StripANSI removes terminal escape sequences from s: what the report
+// files show of a text that holds them (a terminal shows them escaped,
+// Controls). The key redactor reads a text so too (secret), since a key
+// the sequences part is whole once they are gone.
+func StripANSI(s string) string {
+	if !strings.Contains(s, "\x1b") {
+		return s
+	}
+	return ansiRE.ReplaceAllString(s, "")
+}
 
 // Controls returns s with every character that can drive a terminal,
 // reorder what it shows or hide in it written as Go escapes it (\x1b,

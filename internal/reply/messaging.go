@@ -150,6 +150,28 @@ type MessagingHandoff struct {
 	LiveAgent string `json:"live_agent,omitempty"`
 }
 
+// ChunkText is the text of the turn's chunks (agent_chunk events), joined
+// in order: what a streamed answer put on the user's screen. The reports
+// show it for a stream cut before its end, which left no complete message
+// (the checks never read it), and a report read again is masked in it,
+// where its chunks may spell a key that none holds whole.
+func (m *Messaging) ChunkText() string {
+	if m == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, e := range m.Events {
+		if e.Kind == KindAgentChunk {
+			b.WriteString(e.Text)
+		}
+	}
+	return b.String()
+}
+
+// KindAgentChunk is the Kind of an event that carries a chunk of a
+// streamed message.
+const KindAgentChunk = "agent_chunk"
+
 // Types lists the event types of the turn, in order.
 func (m *Messaging) Types() []string {
 	if m == nil {

@@ -303,7 +303,7 @@ func fitAnnotation(s string, max int, note string) string {
 // uncoloured, and what remains that could drive the log viewer or
 // reorder what it shows (a lone ESC, a carriage return, a bidirectional
 // override) is written as Go escapes it.
-func ciText(s string) string { return escape.Line(StripANSI(s)) }
+func ciText(s string) string { return escape.Line(escape.StripANSI(s)) }
 
 // escapeData escapes a command's message (@actions/core escapeData).
 func escapeData(s string) string {

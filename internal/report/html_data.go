@@ -377,7 +377,7 @@ func toHTMLAttempt(a *result.Attempt) htmlAttempt {
 			if b.Len() == 0 {
 				ht.Events = nil
 			}
-			if part := cutStream(t.Messaging); v.Reply == "" && part != "" {
+			if part := t.Messaging.ChunkText(); v.Reply == "" && part != "" {
 				ht.Events = append([]string{htmlStyle.flat(stoppedAfter(part))}, ht.Events...)
 			}
 		default:

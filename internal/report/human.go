@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agenttest/agenttest/internal/escape"
 	"github.com/agenttest/agenttest/internal/result"
 )
 
@@ -539,7 +540,7 @@ func (h *Human) drawProgress() {
 	if h.opts.Now != nil && !h.started.IsZero() {
 		line += fmt.Sprintf(", %.1fs", h.opts.Now().Sub(h.started).Seconds())
 	}
-	width := utf8.RuneCountInString(StripANSI(line))
+	width := utf8.RuneCountInString(escape.StripANSI(line))
 	pad := ""
 	if h.progress > width {
 		pad = strings.Repeat(" ", h.progress-width)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/escape"
 	"github.com/agenttest/agenttest/internal/result"
 )
 
@@ -110,7 +111,7 @@ func TestInvisibleCharacters(t *testing.T) {
 		for _, color := range []bool{false, true} {
 			var b bytes.Buffer
 			replay(NewHuman(&b, HumanOptions{Verbose: true, TTY: color, Color: color, Now: stepClock()}), r)
-			out := StripANSI(b.String())
+			out := escape.StripANSI(b.String())
 			noHidden(t, "console", out)
 			for _, want := range append(all, smuggledLine) {
 				if !strings.Contains(out, want) {

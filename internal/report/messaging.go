@@ -112,26 +112,14 @@ func sessionID(a *result.Attempt) string {
 }
 
 // noMessage is what a Messaging turn without a complete message shows in
-// place of the reply.
+// place of the reply: a stream cut before its end still put its chunks
+// on the user's screen (reply.Messaging.ChunkText), and they are what to
+// read when a stream broke.
 func noMessage(m *reply.Messaging) string {
-	if part := cutStream(m); part != "" {
+	if part := m.ChunkText(); part != "" {
 		return "(no complete message; " + stoppedAfter(part) + ")"
 	}
 	return "(no message)"
-}
-
-// cutStream is the text of the chunks a turn received, read when it has
-// no complete message: a stream cut before its end still put them on the
-// user's screen, and they are what to read when a stream broke (the
-// checks never read them).
-func cutStream(m *reply.Messaging) string {
-	var part strings.Builder
-	for _, e := range m.Events {
-		if e.Kind == "agent_chunk" {
-			part.WriteString(e.Text)
-		}
-	}
-	return part.String()
 }
 
 func stoppedAfter(part string) string { return fmt.Sprintf("the stream stopped after %q", part) }
@@ -158,7 +146,7 @@ func (d detail) messagesLine(m *reply.Messaging) string {
 	stop, gap := "", ""
 	for _, e := range m.Events {
 		switch e.Kind {
-		case "agent_chunk", "agent_message_end":
+		case reply.KindAgentChunk, "agent_message_end":
 			return ""
 		case "echo":
 			echoAt = len(msgs)

@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -14,20 +13,6 @@ import (
 	"github.com/agenttest/agenttest/internal/escape"
 )
 
-// ansiRE matches the escape sequences a terminal interprets: CSI sequences
-// (colours, cursor moves), OSC sequences (titles, hyperlinks) ended by BEL or
-// ST, and two-byte escapes. Agent replies and diffs may carry them; files
-// must not.
-var ansiRE = regexp.MustCompile("\x1b\\[[0-?]*[ -/]*[@-~]|\x1b\\][^\x07\x1b]*(?:\x07|\x1b\\\\)|\x1b[@-Z\\\\-_]")
-
-// StripANSI removes terminal escape sequences from s.
-func StripANSI(s string) string {
-	if !strings.Contains(s, "\x1b") {
-		return s
-	}
-	return ansiRE.ReplaceAllString(s, "")
-}
-
 // xmlText makes s safe to put anywhere in an XML 1.0 document: escape
 // sequences are stripped first (so a colour code does not leave "[31m"
 // behind), then every rune outside the XML Char production, including
@@ -35,7 +20,7 @@ func StripANSI(s string) string {
 // but writes CDATA sections verbatim, and go-junit-report does not sanitise
 // on the path we use (go-junit-report#138).
 func xmlText(s string) string {
-	s = StripANSI(s)
+	s = escape.StripANSI(s)
 	clean := utf8.ValidString(s)
 	for _, r := range s {
 		if !clean {
@@ -79,7 +64,7 @@ func isXMLChar(r rune) bool {
 // has a bug worth seeing.
 func (s style) clean(text string) string {
 	if s.file {
-		return StripANSI(text)
+		return escape.StripANSI(text)
 	}
 	return text
 }

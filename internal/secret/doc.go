@@ -28,6 +28,11 @@
 //     the NULs raw or rendered as \u0000 or \x00, the bytes past 0x7f
 //     raw, as UTF-8 or as \u00XX.
 //
+// A key that terminal escape sequences part (a colour a server's log
+// style puts on a part of it: "sk-live-\x1b[1m0123...\x1b[0m") is found
+// in the text without them, as the report files show it once they drop
+// them; the text then loses its escapes with the key.
+//
 // Each character of a key may take any of its forms independently, so
 // mixtures (a proxy that escapes only some characters) are found too;
 // the key may come in upper case, lower case or capitalised (a server

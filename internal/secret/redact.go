@@ -551,11 +551,30 @@ func (r *table) string(s string) string {
 	if r.empty() {
 		return s
 	}
-	start, _, ok := find(r, s, 0)
-	if !ok {
-		return s
+	if start, _, ok := find(r, s, 0); ok {
+		s = string(r.redact([]byte(s), start))
 	}
-	return string(r.redact([]byte(s), start))
+	s, _ = r.acrossEscapes(s)
+	return s
+}
+
+// acrossEscapes is text redacted without its terminal escape sequences
+// (escape.StripANSI), and true, when they part a key that the text
+// without them holds: the report files drop them (a colour a server's
+// log style puts on a part of a key it echoes), and the key is whole
+// there. Else it is text, and false: escapes that part no key stay, for
+// the console to show them escaped. A text with none costs one byte
+// scan. text holds no form of a key found as it is (string).
+func (r *table) acrossEscapes(text string) (string, bool) {
+	if !strings.Contains(text, "\x1b") {
+		return text, false
+	}
+	bare := escape.StripANSI(text)
+	start, _, ok := find(r, bare, 0)
+	if !ok {
+		return text, false
+	}
+	return string(r.redact([]byte(bare), start)), true
 }
 
 // Bytes returns b with every form of every key replaced by Mask. It
@@ -567,11 +586,15 @@ func (r *table) bytes(b []byte) []byte {
 	if r.empty() {
 		return b
 	}
-	start, _, ok := find(r, b, 0)
-	if !ok {
-		return b
+	if start, _, ok := find(r, b, 0); ok {
+		b = r.redact(b, start)
 	}
-	return r.redact(b, start)
+	if bytes.IndexByte(b, 0x1b) >= 0 {
+		if bare, ok := r.acrossEscapes(string(b)); ok {
+			return []byte(bare)
+		}
+	}
+	return b
 }
 
 // Contains reports whether s holds any form of a key.
@@ -580,22 +603,30 @@ func (r *Redactor) Contains(s string) bool {
 	if t.empty() {
 		return false
 	}
-	_, _, ok := find(t, s, 0)
+	if _, _, ok := find(t, s, 0); ok {
+		return true
+	}
+	_, ok := t.acrossEscapes(s)
 	return ok
 }
 
 // JSON redacts a JSON document and keeps it valid: masks go inside
 // strings, and in the rare case where a key's form crosses the document's
-// structure (a key holding a quote), the document is decoded, every string
+// structure (a key holding a quote), or terminal escapes (\u001b) part one
+// in a string (acrossEscapes), the document is decoded, every string
 // (member names too) redacted, and encoded again. b is returned as it is
 // when there is nothing to replace; invalid JSON is redacted as text.
 func (r *Redactor) JSON(b []byte) []byte {
 	t := r.current()
 	out := t.bytes(b)
-	if len(out) == len(b) && (len(b) == 0 || &out[0] == &b[0]) {
+	// A string's terminal escapes are \u001b in the document, which
+	// only its decoded text shows as escapes (acrossEscapes).
+	escapes := bytes.Contains(b, []byte(`\u001b`)) || bytes.Contains(b, []byte(`\u001B`))
+	same := len(out) == len(b) && (len(b) == 0 || &out[0] == &b[0])
+	if same && !escapes {
 		return b
 	}
-	if json.Valid(out) || !json.Valid(b) {
+	if !escapes && json.Valid(out) || !json.Valid(b) {
 		return out
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
@@ -607,7 +638,10 @@ func (r *Redactor) JSON(b []byte) []byte {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if v, _ = t.value(v); enc.Encode(v) != nil {
+	// Read for its escapes alone, a document whose strings hold no key
+	// is returned as it came, not encoded again.
+	v, changed := t.value(v)
+	if same && !changed || enc.Encode(v) != nil {
 		return out
 	}
 	return t.bytes(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))

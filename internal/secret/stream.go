@@ -31,6 +31,12 @@ type Stream struct {
 	// rule needs the text before a chunk clean. Its String shares the
 	// builder's bytes, so growing it copies no earlier chunk.
 	text strings.Builder
+	// escapes is set once a chunk held an ESC: a key that terminal
+	// escapes part is found only in the whole text without them
+	// (acrossEscapes), scanned whole at each chunk from then on. A
+	// stream without escapes, the case of every agent that writes text,
+	// keeps the window's cost.
+	escapes bool
 }
 
 // Stream returns an empty Stream that redacts with r.
@@ -53,15 +59,23 @@ func (s *Stream) Append(chunk string) bool {
 		from = t.scanFrom(before)
 	}
 	s.t = t
+	s.escapes = s.escapes || strings.Contains(chunk, "\x1b")
 	text := s.text.String()
-	start, _, ok := find(t, text, from)
-	if !ok {
+	masked := false
+	if start, _, ok := find(t, text, from); ok {
+		text, masked = string(t.redact([]byte(text), start)), true
+	}
+	if s.escapes {
+		var bare bool
+		text, bare = t.acrossEscapes(text)
+		masked = masked || bare
+	}
+	if !masked {
 		return false
 	}
-	clean := t.redact([]byte(text), start)
 	// Reset, not truncate: strings String returned keep their bytes.
 	s.text.Reset()
-	s.text.Write(clean)
+	s.text.WriteString(text)
 	return true
 }
 
