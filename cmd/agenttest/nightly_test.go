@@ -322,6 +322,65 @@ func TestNightlyRegressionNamesDeployments(t *testing.T) {
 // nights is printed all the same, exit 2. Before, one bad file among a
 // month of nights printed no history at all, every night until it aged
 // out of the cache, and the job's summary was empty.
+// TestNightlyHistoryNamesDropped runs three nights of the nightly job
+// against the simulator, a day apart on a fake clock: every scenario;
+// tags that select nothing (exit 5); and the suite after one scenario was
+// renamed and another removed. The third night passes, "in live: 1
+// passed" where the first read "2 passed", and its strip shows · for the
+// two it no longer tested as for a night the platform was down: history
+// now names them against the last night that tested anything, and the
+// new name beside them.
+func TestNightlyHistoryNamesDropped(t *testing.T) {
+	t.Parallel()
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	both := "suite: nightly\nagent: clinic\nscenarios:\n  - name: greets\n    turns:\n      - say: hello\n" +
+		"  - name: says goodbye\n    turns:\n      - say: goodbye\n"
+	dir := writeTree(t, map[string]string{"agenttest.yaml": liveTarget, "suites/nightly.yaml": both})
+	clk := fakeclock.New()
+	night := func(report string, code int, args ...string) {
+		t.Helper()
+		clk.Advance(24 * time.Hour)
+		c := newCLI(t, dir, simEnv(s), append([]string{"run", "suites", "--target", "live", "--allow-live", "--json", report}, args...)...)
+		c.st.Now, c.st.Sleep = clk.Now, clk.Sleep
+		c.expect(t, code)
+	}
+	night("n/1.json", exitOK)
+	night("n/2.json", exitEmpty, "--tags", "@smoke")
+	renamed := "suite: nightly\nagent: clinic\nscenarios:\n  - name: greets the caller\n    turns:\n      - say: hello\n"
+	if err := os.WriteFile(filepath.Join(dir, "suites/nightly.yaml"), []byte(renamed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	night("n/3.json", exitOK)
+
+	h := newCLI(t, dir, nil, "history", "n/1.json", "n/2.json", "n/3.json")
+	h.expect(t, exitOK,
+		"passed  in live: 1 passed\n",
+		"not in the newest report (3), though in report 1: removed, renamed or no longer selected, so not tested (2):\n"+
+			"  suites/nightly.yaml: greets\n  suites/nightly.yaml: says goodbye\n"+
+			"in the newest report (3), not in report 1: new, or a new name of one above (1):\n"+
+			"  suites/nightly.yaml: greets the caller\n")
+	j := newCLI(t, dir, nil, "history", "--json", "n/1.json", "n/2.json", "n/3.json")
+	out := j.expect(t, exitOK)
+	var doc struct {
+		Unlisted struct {
+			Since          int
+			Dropped, Added []struct{ File, Name string }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if u := doc.Unlisted; u.Since != 0 || len(u.Dropped) != 2 || u.Dropped[1].Name != "says goodbye" || len(u.Added) != 1 || u.Added[0].Name != "greets the caller" {
+		t.Errorf("--json unlisted = %+v", u)
+	}
+	// The empty night, newest, compares with nothing: its status says
+	// it tested nothing.
+	e := newCLI(t, dir, nil, "history", "n/1.json", "n/2.json")
+	if out := e.expect(t, exitOK, "empty  in live"); strings.Contains(out, "not in the newest report") {
+		t.Errorf("an empty newest night lists what it dropped:\n%s", out)
+	}
+}
+
 func TestNightlyHistoryLeavesOutUnreadable(t *testing.T) {
 	t.Parallel()
 	s := simtest.Start(t, sim.Options{Seed: 1})
