@@ -426,7 +426,7 @@ func (h *History) Regressions() []*Scenario {
 // or stopped, says it tested nothing) or no earlier report does.
 func (h *History) Unlisted() (since int, dropped, added []*Scenario) {
 	n := len(h.Reports)
-	if n < 2 || len(h.Reports[n-1].Cases) == 0 {
+	if n == 0 || len(h.Reports[n-1].Cases) == 0 {
 		return -1, nil, nil
 	}
 	since = n - 2

@@ -1097,6 +1097,8 @@ func TestUnlisted(t *testing.T) {
 		{"renamed and deselected", []*Report{night(1, c("a", VerdictPassed), c("b", VerdictPassed), c("c", VerdictPassed)), night(2, c("a", VerdictPassed), c("b2", VerdictPassed))},
 			0, []string{"b", "c"}, []string{"b2"}},
 		{"the same", []*Report{night(1, c("a", VerdictPassed)), night(2, c("a", VerdictFailed))}, 0, []string{}, []string{}},
+		{"one dropped, none added", []*Report{night(1, c("a", VerdictPassed), c("b", VerdictPassed)), night(2, c("a", VerdictPassed))}, 0, []string{"b"}, []string{}},
+		{"one added, none dropped", []*Report{night(1, c("a", VerdictPassed)), night(2, c("a", VerdictPassed), c("b", VerdictPassed))}, 0, []string{}, []string{"b"}},
 		{"left unrun or skipped is still listed", []*Report{night(1, c("a", VerdictPassed), c("b", VerdictPassed)), night(2, c("a", VerdictNone), c("b", VerdictNone))},
 			0, []string{}, []string{}},
 		{"an empty night before is passed over", []*Report{night(1, c("a", VerdictPassed), c("b", VerdictPassed)), night(2), night(3, c("a", VerdictPassed))},
@@ -1105,12 +1107,26 @@ func TestUnlisted(t *testing.T) {
 			1, []string{}, []string{}},
 		{"an empty newest night compares with nothing", []*Report{night(1, c("a", VerdictPassed)), night(2)}, -1, []string{}, []string{}},
 		{"one report", []*Report{night(1, c("a", VerdictPassed))}, -1, []string{}, []string{}},
+		{"no report", nil, -1, []string{}, []string{}},
 		{"nothing earlier holds cases", []*Report{night(1), night(2, c("a", VerdictPassed))}, -1, []string{}, []string{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			since, dropped, added := Build(tc.reports).Unlisted()
 			if since != tc.since || !slices.Equal(names(dropped), tc.dropped) || !slices.Equal(names(added), tc.added) {
 				t.Errorf("Unlisted() = %d, %v, %v; want %d, %v, %v", since, names(dropped), names(added), tc.since, tc.dropped, tc.added)
+			}
+			// The text lists the dropped, and the added only beside them:
+			// a new scenario alone is no news of what stopped being tested.
+			var b bytes.Buffer
+			if err := WriteText(&b, Build(tc.reports)); err != nil {
+				t.Fatal(err)
+			}
+			out := b.String()
+			if got, want := strings.Contains(out, "not in the newest report"), len(tc.dropped) > 0; got != want {
+				t.Errorf("dropped listed: %v, want %v\n%s", got, want, out)
+			}
+			if got, want := strings.Contains(out, "\nin the newest report"), len(tc.dropped) > 0 && len(tc.added) > 0; got != want {
+				t.Errorf("added listed: %v, want %v\n%s", got, want, out)
 			}
 		})
 	}
