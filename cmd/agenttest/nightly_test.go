@@ -381,6 +381,41 @@ func TestNightlyHistoryNamesDropped(t *testing.T) {
 	}
 }
 
+// TestGateLiveTargetBuildKeyOnly gates a nightly report on the target
+// the nightly job runs, as examples/agenttest.yaml writes it: its
+// webhook URL, SMS connector id and probe numbers come from variables a
+// run needs and the gate never reads. The gate held the job to them
+// (exit 2: "webhook_url refers to WEBHOOK_PUBLIC_URL, which is not set"),
+// where the example promises that the gate, which uses the build key
+// alone, needs none of the target's other variables.
+func TestGateLiveTargetBuildKeyOnly(t *testing.T) {
+	t.Parallel()
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	const target = "targets:\n  live:\n    build_url: ${env:AGENTTEST_BUILD_URL}\n    env: live\n    allow_live: true\n" +
+		"    probe_numbers: [\"${env:PROBE_NUMBER}\"]\n    sms_connector_id: ${env:LIVE_SMS_CONNECTOR_ID}\n" +
+		"    sms_connector_ids: {clinic: {live: \"${env:CLINIC_SMS}\"}}\n" +
+		"    webhook_listen: ${env:WEBHOOK_LISTEN}\n    webhook_url: ${env:WEBHOOK_PUBLIC_URL}\n"
+	greets := "suite: nightly\nagent: clinic\nscenarios:\n  - name: greets\n    greeting:\n      response: {contains: Riverside Clinic}\n"
+	dir := writeTree(t, map[string]string{"agenttest.yaml": target, "suites/nightly.yaml": greets})
+	night := simEnv(s)
+	maps.Copy(night, map[string]string{"PROBE_NUMBER": "+44 7700 900001", "LIVE_SMS_CONNECTOR_ID": "sms-live-0001", "CLINIC_SMS": "sms-live-0002",
+		"WEBHOOK_LISTEN": "127.0.0.1:0", "WEBHOOK_PUBLIC_URL": "https://hooks.example.com/agenttest"})
+	newCLI(t, dir, night, "run", "suites", "--target", "live", "--allow-live", "--json", "nightly.json").expect(t, exitOK)
+	gate := map[string]string{"AGENTTEST_BUILD_URL": s.BuildURL, "AGENTTEST_ACCOUNT_ID": s.AccountID, "AGENTTEST_BUILD_KEY": s.BuildKey}
+	newCLI(t, dir, gate, "gate", "--target", "live", "nightly.json").expect(t, exitOK, "gate: passed")
+	// A value that is set is still checked: a setting that holds a key
+	// is refused whatever the command (the file's variable, or the
+	// AGENTTEST_ one that overrides it).
+	for _, v := range []string{"WEBHOOK_PUBLIC_URL", "AGENTTEST_WEBHOOK_URL"} {
+		leaky := maps.Clone(gate)
+		leaky[v] = "https://hooks.example.com/?k=" + s.BuildKey
+		newCLI(t, dir, leaky, "gate", "--target", "live", "nightly.json").expect(t, exitUsage, "holds the build_key")
+	}
+	// A variable the gate reads is still required.
+	delete(gate, "AGENTTEST_BUILD_URL")
+	newCLI(t, dir, gate, "gate", "--target", "live", "nightly.json").expect(t, exitUsage, "build_url refers to AGENTTEST_BUILD_URL, which is not set")
+}
+
 func TestNightlyHistoryLeavesOutUnreadable(t *testing.T) {
 	t.Parallel()
 	s := simtest.Start(t, sim.Options{Seed: 1})
