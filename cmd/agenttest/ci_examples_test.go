@@ -2,11 +2,16 @@ package main
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -317,5 +322,108 @@ func TestCIExampleNightlyRuns(t *testing.T) {
 	}
 	if statistical < 10 {
 		t.Errorf("%d statistical scenarios, want every selected one but the 2 probes", statistical)
+	}
+}
+
+// TestNightlyAlertRoutes runs the alert step of examples/ci/nightly-live.yml
+// with bash and curl, its two webhooks in-process servers: an agent that
+// broke an expectation (exit 1) goes to the agent's owners, the platform's
+// nights and the job's own problems (4, 2, 5, 130) to the platform's and
+// the job's owner, or to the agent's owners when that secret is not set.
+// The step used to post every code to one webhook, while its comment and
+// docs/reliability.md said that the exit code says who to wake.
+func TestNightlyAlertRoutes(t *testing.T) {
+	t.Parallel()
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("no curl")
+	}
+	b, err := os.ReadFile(filepath.Join(repoRoot, "examples/ci/nightly-live.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Jobs map[string]struct {
+			Steps []struct {
+				Name string
+				Env  map[string]string
+				Run  string
+			}
+		}
+	}
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var script string
+	var env map[string]string
+	for _, s := range doc.Jobs["live"].Steps {
+		if s.Name == "Alert" {
+			script, env = s.Run, s.Env
+		}
+	}
+	if script == "" {
+		t.Fatal("examples/ci/nightly-live.yml: no step named Alert")
+	}
+	if env["PLATFORM_ALERT_WEBHOOK_URL"] != "${{ secrets.NIGHTLY_PLATFORM_ALERT_WEBHOOK_URL }}" {
+		t.Errorf("the Alert step's env: PLATFORM_ALERT_WEBHOOK_URL = %q", env["PLATFORM_ALERT_WEBHOOK_URL"])
+	}
+	type hook struct {
+		srv *httptest.Server
+		mu  sync.Mutex
+		got []string
+	}
+	// posts are the alerts a webhook received; curl has exited, but the
+	// race detector cannot see that the handler ran before it did.
+	posts := func(h *hook) []string {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return slices.Clone(h.got)
+	}
+	newHook := func() *hook {
+		h := &hook{}
+		h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			h.mu.Lock()
+			h.got = append(h.got, string(body))
+			h.mu.Unlock()
+		}))
+		t.Cleanup(h.srv.Close)
+		return h
+	}
+	for _, tc := range []struct {
+		code      string
+		platform  bool // NIGHTLY_PLATFORM_ALERT_WEBHOOK_URL set
+		toAgent   bool
+		wantWords string
+	}{
+		{"1", true, true, "the agent broke an expectation"},
+		{"4", true, false, "the platform or the network kept it from one"},
+		{"2", true, false, "the job is misconfigured"},
+		{"5", true, false, "nothing was tested"},
+		{"130", true, false, "the run was interrupted"},
+		{"4", false, true, "the platform or the network kept it from one"},
+	} {
+		agent, platform := newHook(), newHook()
+		cmd := exec.CommandContext(t.Context(), bash, "-e", "-c", script)
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "CODE=" + tc.code, "ALERT_WEBHOOK_URL=" + agent.srv.URL,
+			"GITHUB_SERVER_URL=https://github.com", "GITHUB_REPOSITORY=acme/agents", "GITHUB_RUN_ID=42"}
+		if tc.platform {
+			cmd.Env = append(cmd.Env, "PLATFORM_ALERT_WEBHOOK_URL="+platform.srv.URL)
+		}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("exit %s: the Alert step: %v\n%s", tc.code, err, out)
+		}
+		toAgent, toPlatform := posts(agent), posts(platform)
+		want, other, whose := toPlatform, toAgent, "platform"
+		if tc.toAgent {
+			want, other, whose = toAgent, toPlatform, "agent"
+		}
+		if len(want) != 1 || !strings.Contains(want[0], tc.wantWords) || len(other) != 0 {
+			t.Errorf("exit %s (platform webhook set: %v): to the agent's webhook %q, to the platform's %q; want one alert saying %q to the %s's",
+				tc.code, tc.platform, toAgent, toPlatform, tc.wantWords, whose)
+		}
 	}
 }

@@ -31,7 +31,10 @@ report of an odd number in neither half), the similar matchers closer
 to their threshold in the newer half than in the older while still
 passing (the median of their scores moved toward it by more than 0.05,
 or to within 0.05 of it), the reports the platform, the
-network or the run kept from a verdict on the agent, and the scenarios that went
+network or the run kept from a verdict on the agent, the scenarios the
+newest report no longer holds that the latest earlier report with any
+case held (removed, renamed or no longer selected: a green night that
+tested less), with those only the newest holds, and the scenarios that went
 from passing to failing, each with the deployment of its agent in the
 report it last passed in and in the one it failed in (the same id: the
 agent was not redeployed between them). Scenarios are matched by file

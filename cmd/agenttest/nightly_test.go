@@ -322,6 +322,100 @@ func TestNightlyRegressionNamesDeployments(t *testing.T) {
 // nights is printed all the same, exit 2. Before, one bad file among a
 // month of nights printed no history at all, every night until it aged
 // out of the cache, and the job's summary was empty.
+// TestNightlyHistoryNamesDropped runs three nights of the nightly job
+// against the simulator, a day apart on a fake clock: every scenario;
+// tags that select nothing (exit 5); and the suite after one scenario was
+// renamed and another removed. The third night passes, "in live: 1
+// passed" where the first read "2 passed", and its strip shows · for the
+// two it no longer tested as for a night the platform was down: history
+// now names them against the last night that tested anything, and the
+// new name beside them.
+func TestNightlyHistoryNamesDropped(t *testing.T) {
+	t.Parallel()
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	both := "suite: nightly\nagent: clinic\nscenarios:\n  - name: greets\n    turns:\n      - say: hello\n" +
+		"  - name: says goodbye\n    turns:\n      - say: goodbye\n"
+	dir := writeTree(t, map[string]string{"agenttest.yaml": liveTarget, "suites/nightly.yaml": both})
+	clk := fakeclock.New()
+	night := func(report string, code int, args ...string) {
+		t.Helper()
+		clk.Advance(24 * time.Hour)
+		c := newCLI(t, dir, simEnv(s), append([]string{"run", "suites", "--target", "live", "--allow-live", "--json", report}, args...)...)
+		c.st.Now, c.st.Sleep = clk.Now, clk.Sleep
+		c.expect(t, code)
+	}
+	night("n/1.json", exitOK)
+	night("n/2.json", exitEmpty, "--tags", "@smoke")
+	renamed := "suite: nightly\nagent: clinic\nscenarios:\n  - name: greets the caller\n    turns:\n      - say: hello\n"
+	if err := os.WriteFile(filepath.Join(dir, "suites/nightly.yaml"), []byte(renamed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	night("n/3.json", exitOK)
+
+	h := newCLI(t, dir, nil, "history", "n/1.json", "n/2.json", "n/3.json")
+	h.expect(t, exitOK,
+		"passed  in live: 1 passed\n",
+		"not in the newest report (3), though in report 1: removed, renamed or no longer selected, so not tested (2):\n"+
+			"  suites/nightly.yaml: greets\n  suites/nightly.yaml: says goodbye\n"+
+			"in the newest report (3), not in report 1: new, or a new name of one above (1):\n"+
+			"  suites/nightly.yaml: greets the caller\n")
+	j := newCLI(t, dir, nil, "history", "--json", "n/1.json", "n/2.json", "n/3.json")
+	out := j.expect(t, exitOK)
+	var doc struct {
+		Unlisted struct {
+			Since          int
+			Dropped, Added []struct{ File, Name string }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if u := doc.Unlisted; u.Since != 0 || len(u.Dropped) != 2 || u.Dropped[1].Name != "says goodbye" || len(u.Added) != 1 || u.Added[0].Name != "greets the caller" {
+		t.Errorf("--json unlisted = %+v", u)
+	}
+	// The empty night, newest, compares with nothing: its status says
+	// it tested nothing.
+	e := newCLI(t, dir, nil, "history", "n/1.json", "n/2.json")
+	if out := e.expect(t, exitOK, "empty  in live"); strings.Contains(out, "not in the newest report") {
+		t.Errorf("an empty newest night lists what it dropped:\n%s", out)
+	}
+}
+
+// TestGateLiveTargetBuildKeyOnly gates a nightly report on the target
+// the nightly job runs, as examples/agenttest.yaml writes it: its
+// webhook URL, SMS connector id and probe numbers come from variables a
+// run needs and the gate never reads. The gate held the job to them
+// (exit 2: "webhook_url refers to WEBHOOK_PUBLIC_URL, which is not set"),
+// where the example promises that the gate, which uses the build key
+// alone, needs none of the target's other variables.
+func TestGateLiveTargetBuildKeyOnly(t *testing.T) {
+	t.Parallel()
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	const target = "targets:\n  live:\n    build_url: ${env:AGENTTEST_BUILD_URL}\n    env: live\n    allow_live: true\n" +
+		"    probe_numbers: [\"${env:PROBE_NUMBER}\"]\n    sms_connector_id: ${env:LIVE_SMS_CONNECTOR_ID}\n" +
+		"    sms_connector_ids: {clinic: {live: \"${env:CLINIC_SMS}\"}}\n" +
+		"    webhook_listen: ${env:WEBHOOK_LISTEN}\n    webhook_url: ${env:WEBHOOK_PUBLIC_URL}\n"
+	greets := "suite: nightly\nagent: clinic\nscenarios:\n  - name: greets\n    greeting:\n      response: {contains: Riverside Clinic}\n"
+	dir := writeTree(t, map[string]string{"agenttest.yaml": target, "suites/nightly.yaml": greets})
+	night := simEnv(s)
+	maps.Copy(night, map[string]string{"PROBE_NUMBER": "+44 7700 900001", "LIVE_SMS_CONNECTOR_ID": "sms-live-0001", "CLINIC_SMS": "sms-live-0002",
+		"WEBHOOK_LISTEN": "127.0.0.1:0", "WEBHOOK_PUBLIC_URL": "https://hooks.example.com/agenttest"})
+	newCLI(t, dir, night, "run", "suites", "--target", "live", "--allow-live", "--json", "nightly.json").expect(t, exitOK)
+	gate := map[string]string{"AGENTTEST_BUILD_URL": s.BuildURL, "AGENTTEST_ACCOUNT_ID": s.AccountID, "AGENTTEST_BUILD_KEY": s.BuildKey}
+	newCLI(t, dir, gate, "gate", "--target", "live", "nightly.json").expect(t, exitOK, "gate: passed")
+	// A value that is set is still checked: a setting that holds a key
+	// is refused whatever the command (the file's variable, or the
+	// AGENTTEST_ one that overrides it).
+	for _, v := range []string{"WEBHOOK_PUBLIC_URL", "AGENTTEST_WEBHOOK_URL"} {
+		leaky := maps.Clone(gate)
+		leaky[v] = "https://hooks.example.com/?k=" + s.BuildKey
+		newCLI(t, dir, leaky, "gate", "--target", "live", "nightly.json").expect(t, exitUsage, "holds the build_key")
+	}
+	// A variable the gate reads is still required.
+	delete(gate, "AGENTTEST_BUILD_URL")
+	newCLI(t, dir, gate, "gate", "--target", "live", "nightly.json").expect(t, exitUsage, "build_url refers to AGENTTEST_BUILD_URL, which is not set")
+}
+
 func TestNightlyHistoryLeavesOutUnreadable(t *testing.T) {
 	t.Parallel()
 	s := simtest.Start(t, sim.Options{Seed: 1})

@@ -216,9 +216,10 @@ type Needs struct {
 	Build   bool
 	Runtime bool
 	// BuildKeyOnly says the command uses no key but the build key (gate
-	// reads deployments and nothing else). A runtime_key, call_token or
-	// connector that refers to a variable not set is then no error, so a
-	// promotion job need hold only the key it uses.
+	// reads deployments and nothing else). A runtime_key, call_token,
+	// connector, or a setting only a run reads (runField) that refers to
+	// a variable not set is then no error, so a promotion job need hold
+	// only the key it uses.
 	BuildKeyOnly bool
 }
 
@@ -349,11 +350,11 @@ func Resolve(f *File, sel Selection) (*Target, diag.Diagnostics) {
 	if envFrom == "" && t.Env != "" {
 		t.EnvFrom = fmt.Sprintf("target %q env (%s)", t.Name, def.Env.Pos)
 	}
-	t.WebhookListen = r.field("webhook_listen", def.WebhookListen, EnvWebhookListen)
-	t.WebhookURL = r.field("webhook_url", def.WebhookURL, EnvWebhookURL)
-	t.SMSConnectorID = r.field("sms_connector_id", def.SMSConnectorID, EnvSMSConnectorID)
+	t.WebhookListen = r.runField("webhook_listen", def.WebhookListen, EnvWebhookListen)
+	t.WebhookURL = r.runField("webhook_url", def.WebhookURL, EnvWebhookURL)
+	t.SMSConnectorID = r.runField("sms_connector_id", def.SMSConnectorID, EnvSMSConnectorID)
 	for _, c := range def.SMSConnectorIDs {
-		setPerAgent(&t.SMSConnectorIDs, c, r.field(c.Setting(), c.Token, ""))
+		setPerAgent(&t.SMSConnectorIDs, c, r.runField(c.Setting(), c.Token, ""))
 	}
 	t.Brand = r.field("brand", def.Brand, EnvBrand)
 	if def.AllowLive != nil {
@@ -361,7 +362,7 @@ func Resolve(f *File, sel Selection) (*Target, diag.Diagnostics) {
 	}
 	t.ProbeNumbersPos = def.ProbeNumbersPos
 	for _, n := range def.ProbeNumbers {
-		if v := r.field("probe_numbers", n, ""); v != "" {
+		if v := r.runField("probe_numbers", n, ""); v != "" {
 			t.ProbeNumbers = append(t.ProbeNumbers, v)
 		}
 	}
@@ -490,6 +491,21 @@ func (r *resolver) field(key string, fld Field, envName string) string {
 		r.diags = r.diags.Errorf(fld.Pos, "%s: %s", r.what(), msg)
 	}
 	return v
+}
+
+// runField is field for a setting only a run reads (the webhook
+// receiver's addresses, the SMS connector ids, the probe numbers): a
+// command that uses the build key alone (gate) never reads them, so a
+// variable they refer to that is not set is no error there, as for the
+// keys beside them, and a promotion job need not hold the nightly job's
+// variables to gate on its target.
+func (r *resolver) runField(key string, fld Field, envName string) string {
+	if r.sel.Needs.BuildKeyOnly && r.sel.getenv(envName) == "" {
+		if _, missing := r.expand(fld.Value); len(missing) > 0 {
+			return ""
+		}
+	}
+	return r.field(key, fld, envName)
 }
 
 // setting is a target setting as resolved: its key, its value, the

@@ -414,6 +414,39 @@ func (h *History) Regressions() []*Scenario {
 	return out
 }
 
+// Unlisted says what the newest report no longer tested: since is the
+// latest report before it that holds cases, dropped the scenarios that
+// report holds and the newest does not (not even skipped or left unrun:
+// removed, renamed, or no longer selected by the run's tags or names),
+// added those the newest holds and it does not (new, or the new name of
+// a renamed one). A nightly job's verdict strip shows such a scenario as
+// · beside the · of a night the platform kept from running it; only this
+// says that the newest night stopped testing it. since is -1, and both
+// lists empty, when the newest report holds no case (its status, empty
+// or stopped, says it tested nothing) or no earlier report does.
+func (h *History) Unlisted() (since int, dropped, added []*Scenario) {
+	n := len(h.Reports)
+	if n == 0 || len(h.Reports[n-1].Cases) == 0 {
+		return -1, nil, nil
+	}
+	since = n - 2
+	for since >= 0 && len(h.Reports[since].Cases) == 0 {
+		since--
+	}
+	if since < 0 {
+		return -1, nil, nil
+	}
+	for _, s := range h.Scenarios {
+		switch was, is := s.ByReport[since] != nil, s.ByReport[n-1] != nil; {
+		case was && !is:
+			dropped = append(dropped, s)
+		case is && !was:
+			added = append(added, s)
+		}
+	}
+	return since, dropped, added
+}
+
 // Unsteady are the scenarios whose runs both passed and failed within a
 // report, in order.
 func (h *History) Unsteady() []*Scenario {

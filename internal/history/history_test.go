@@ -1068,3 +1068,66 @@ func TestWorseInTheNewerHalf(t *testing.T) {
 		t.Errorf("with a changed deployment's failure in the newer half: newer %+v, worse %t; want 1 passed, not worse", s.Newer, s.Worse)
 	}
 }
+
+// TestUnlisted: what the newest report stopped testing is named against
+// the latest earlier report that holds cases. A scenario a stop or a
+// skip left unrun is still listed (its report says why); a report with
+// no case (the tags selected nothing) is passed over as the one to
+// compare with, and as the newest compares with nothing: its status says
+// it tested nothing.
+func TestUnlisted(t *testing.T) {
+	t.Parallel()
+	c := func(name string, v Verdict) Case { return Case{File: "s.yaml", Name: name, Verdict: v} }
+	night := func(day int, cases ...Case) *Report {
+		return &Report{Path: fmt.Sprintf("%d.json", day), Started: fmt.Sprintf("2026-03-%02dT02:30:00Z", day), Status: "passed", Cases: cases}
+	}
+	names := func(ss []*Scenario) []string {
+		out := []string{}
+		for _, s := range ss {
+			out = append(out, s.Name)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name           string
+		reports        []*Report
+		since          int
+		dropped, added []string
+	}{
+		{"renamed and deselected", []*Report{night(1, c("a", VerdictPassed), c("b", VerdictPassed), c("c", VerdictPassed)), night(2, c("a", VerdictPassed), c("b2", VerdictPassed))},
+			0, []string{"b", "c"}, []string{"b2"}},
+		{"the same", []*Report{night(1, c("a", VerdictPassed)), night(2, c("a", VerdictFailed))}, 0, []string{}, []string{}},
+		{"one dropped, none added", []*Report{night(1, c("a", VerdictPassed), c("b", VerdictPassed)), night(2, c("a", VerdictPassed))}, 0, []string{"b"}, []string{}},
+		{"one added, none dropped", []*Report{night(1, c("a", VerdictPassed)), night(2, c("a", VerdictPassed), c("b", VerdictPassed))}, 0, []string{}, []string{"b"}},
+		{"left unrun or skipped is still listed", []*Report{night(1, c("a", VerdictPassed), c("b", VerdictPassed)), night(2, c("a", VerdictNone), c("b", VerdictNone))},
+			0, []string{}, []string{}},
+		{"an empty night before is passed over", []*Report{night(1, c("a", VerdictPassed), c("b", VerdictPassed)), night(2), night(3, c("a", VerdictPassed))},
+			0, []string{"b"}, []string{}},
+		{"only what the night before held", []*Report{night(1, c("a", VerdictPassed)), night(2, c("b", VerdictPassed)), night(3, c("b", VerdictPassed))},
+			1, []string{}, []string{}},
+		{"an empty newest night compares with nothing", []*Report{night(1, c("a", VerdictPassed)), night(2)}, -1, []string{}, []string{}},
+		{"one report", []*Report{night(1, c("a", VerdictPassed))}, -1, []string{}, []string{}},
+		{"no report", nil, -1, []string{}, []string{}},
+		{"nothing earlier holds cases", []*Report{night(1), night(2, c("a", VerdictPassed))}, -1, []string{}, []string{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			since, dropped, added := Build(tc.reports).Unlisted()
+			if since != tc.since || !slices.Equal(names(dropped), tc.dropped) || !slices.Equal(names(added), tc.added) {
+				t.Errorf("Unlisted() = %d, %v, %v; want %d, %v, %v", since, names(dropped), names(added), tc.since, tc.dropped, tc.added)
+			}
+			// The text lists the dropped, and the added only beside them:
+			// a new scenario alone is no news of what stopped being tested.
+			var b bytes.Buffer
+			if err := WriteText(&b, Build(tc.reports)); err != nil {
+				t.Fatal(err)
+			}
+			out := b.String()
+			if got, want := strings.Contains(out, "not in the newest report"), len(tc.dropped) > 0; got != want {
+				t.Errorf("dropped listed: %v, want %v\n%s", got, want, out)
+			}
+			if got, want := strings.Contains(out, "\nin the newest report"), len(tc.dropped) > 0 && len(tc.added) > 0; got != want {
+				t.Errorf("added listed: %v, want %v\n%s", got, want, out)
+			}
+		})
+	}
+}

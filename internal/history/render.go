@@ -175,6 +175,21 @@ func WriteText(w io.Writer, h *History) error {
 		fmt.Fprintf(&b, "kept from a verdict on the agent (the platform, the network or the run, not the agent): %d of %d %s: %s\n",
 			len(kept), len(h.Reports), plural(len(h.Reports), "report", "reports"), numbers(kept))
 	}
+	if since, dropped, added := h.Unlisted(); len(dropped) > 0 {
+		// Green can hide what stopped being tested: the newest night
+		// passed on fewer scenarios than the one before it.
+		newest := len(h.Reports)
+		fmt.Fprintf(&b, "not in the newest report (%d), though in report %d: removed, renamed or no longer selected, so not tested (%d):\n", newest, since+1, len(dropped))
+		for _, s := range dropped {
+			fmt.Fprintf(&b, "  %s\n", escape.Line(s.File+": "+s.Name))
+		}
+		if len(added) > 0 {
+			fmt.Fprintf(&b, "in the newest report (%d), not in report %d: new, or a new name of one above (%d):\n", newest, since+1, len(added))
+			for _, s := range added {
+				fmt.Fprintf(&b, "  %s\n", escape.Line(s.File+": "+s.Name))
+			}
+		}
+	}
 	reg := h.Regressions()
 	if len(reg) == 0 {
 		b.WriteString("no scenario went from passing to failing\n")
@@ -290,6 +305,20 @@ type jsonHistory struct {
 	Drifting  []jsonDrifting  `json:"drifting"`
 	Kept      []int           `json:"kept"`
 	Targets   []jsonTarget    `json:"targets"`
+	// Unlisted is History.Unlisted: since -1 when the newest report
+	// was compared with none.
+	Unlisted jsonUnlisted `json:"unlisted"`
+}
+
+type jsonUnlisted struct {
+	Since   int       `json:"since"`
+	Dropped []jsonKey `json:"dropped"`
+	Added   []jsonKey `json:"added"`
+}
+
+type jsonKey struct {
+	File string `json:"file"`
+	Name string `json:"name"`
 }
 
 type jsonTarget struct {
@@ -426,6 +455,14 @@ func WriteJSON(w io.Writer, h *History) error {
 			doc.Regressed = append(doc.Regressed, jsonRegressed{File: s.File, Name: s.Name, PassedIn: s.PassedIn, FailedIn: s.FailedIn,
 				PassedOn: deploymentJSON(s.PassedOn), FailedOn: deploymentJSON(s.FailedOn)})
 		}
+	}
+	since, dropped, added := h.Unlisted()
+	doc.Unlisted = jsonUnlisted{Since: since, Dropped: []jsonKey{}, Added: []jsonKey{}}
+	for _, s := range dropped {
+		doc.Unlisted.Dropped = append(doc.Unlisted.Dropped, jsonKey(s.Key))
+	}
+	for _, s := range added {
+		doc.Unlisted.Added = append(doc.Unlisted.Added, jsonKey(s.Key))
 	}
 	for _, d := range h.Drifting() {
 		m := d.Matcher
