@@ -75,3 +75,26 @@ func TestTuneGC(t *testing.T) {
 		t.Error("tuneGC without SetGCPercent would set the collector's target")
 	}
 }
+
+// TestCollectLessOften: the test process's collector target goes up to
+// testGOGC unless the environment sets GOGC or GOMEMLIMIT, which are the
+// user's to choose (a memory-starved CI runner, a profile).
+func TestCollectLessOften(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		env  map[string]string
+		want []int
+	}{
+		{env: map[string]string{}, want: []int{testGOGC}},
+		{env: map[string]string{"GOGC": "100"}},
+		{env: map[string]string{"GOMEMLIMIT": "1GiB"}},
+		{env: map[string]string{"GOGC": "", "GOMEMLIMIT": ""}},
+	} {
+		var set []int
+		collectLessOften(func(name string) (string, bool) { v, ok := tc.env[name]; return v, ok },
+			func(p int) int { set = append(set, p); return 100 })
+		if !slices.Equal(set, tc.want) {
+			t.Errorf("environment %v: targets set %v, want %v", tc.env, set, tc.want)
+		}
+	}
+}

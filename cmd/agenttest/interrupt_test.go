@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -57,7 +58,28 @@ func TestMain(m *testing.M) {
 	}
 	flag.Parse()
 	parallelWhileWaiting()
+	collectLessOften(os.LookupEnv, debug.SetGCPercent)
 	os.Exit(m.Run())
+}
+
+// testGOGC is the collector's target for this test process.
+const testGOGC = 400
+
+// collectLessOften sets the collector's target of this test process to
+// testGOGC, not the default 100, unless GOGC or GOMEMLIMIT is set: the
+// tests run hundreds of commands in one process, each leaving its
+// simulator, transcripts and reports behind, and under -race collecting
+// them that often took nearly a tenth of the package's CPU (its test
+// binary: about 40 CPU-seconds at 100, 37 at 200, 36 at 400, for a peak
+// of 0.65, 0.8 and 1 GB; BENCHMARKS.md, testcost4). The agenttest
+// processes the tests start run main, which tunes its own (tuneGC).
+func collectLessOften(lookupEnv func(string) (string, bool), setGCPercent func(int) int) {
+	for _, name := range []string{"GOGC", "GOMEMLIMIT"} {
+		if _, set := lookupEnv(name); set {
+			return
+		}
+	}
+	setGCPercent(testGOGC)
 }
 
 // parallelWaiters is how many parallel tests run at once per CPU unless
