@@ -602,6 +602,9 @@ func (m *MessagingSession) AwaitEnd(ctx context.Context) (*MessagingTurn, error)
 			}
 			m.c.setQuiet(&quiet, m.settle())
 		case <-quiet.C():
+			if m.framesWaiting() {
+				continue
+			}
 			return turn, nil
 		case <-ctx.Done():
 			return turn, m.timeout(ctx, "no session end after the answer")

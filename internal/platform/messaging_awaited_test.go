@@ -182,7 +182,12 @@ func TestMessagingCallerEnds(t *testing.T) {
 // counts the rest: the case errors, and its result lives until the run's
 // end, so keeping every event let a platform that floods each session
 // (20 scenarios: 1 GB of memory, a 567 MB JSON report) exhaust memory
-// before any report was written.
+// before any report was written. The client's timers are on a clock
+// that never moves: a turn of whole messages without a typing indicator
+// completes after the settle window of quiet, and on the real clock a
+// loaded machine (go test -race ./..., 2 cores) let 300ms pass between
+// two frames of the flood, so the turn completed before the flood was
+// shed, and the test failed on a client that did shed it.
 func TestMessagingFloodIsShed(t *testing.T) {
 	t.Parallel()
 	type testCase struct {
@@ -195,7 +200,8 @@ func TestMessagingFloodIsShed(t *testing.T) {
 		t.Parallel()
 		srv := httptest.NewServer(&hostileMessaging{socket: flood([]byte(tc.frame))})
 		defer srv.Close()
-		c := plantedMessagingClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+		clk := fakeclock.New()
+		c := clockedMessagingClient(t, srv.URL, RetryPolicy{MaxAttempts: 1}, clk.Now, clk.AfterFunc)
 		c.msgLimits = messagingLimits{turnFrames: 3000}
 		m, err := c.OpenMessaging(context.Background(), MessagingStart{TurnTimeout: time.Minute})
 		if m == nil {

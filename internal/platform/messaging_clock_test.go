@@ -55,12 +55,7 @@ func (c *windowClock) AfterFunc(d time.Duration, f func()) (stop func() bool) {
 // timers run on clk.
 func windowedClient(t testing.TB, url string, retry RetryPolicy, clk *windowClock) *Client {
 	t.Helper()
-	c, err := New(Config{BuildURL: url, MessagingURL: url, ConnectorToken: plantedConnector, MessagingHost: "example.com", Retry: retry,
-		Now: clk.Now, AfterFunc: clk.AfterFunc})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return clockedMessagingClient(t, url, retry, clk.Now, clk.AfterFunc)
 }
 
 // cut runs call on a goroutine of its own, waits until it sets a timer of

@@ -3,6 +3,8 @@ package platform
 import (
 	"context"
 	"net/http/httptest"
+	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -294,5 +296,104 @@ func TestMessagingQuietAwaitEnd(t *testing.T) {
 	await(t, done, "AwaitEnd")
 	if err != nil || !turn.SessionEnded {
 		t.Errorf("AwaitEnd: %v, ended %v", err, turn.SessionEnded)
+	}
+}
+
+// TestQuietIsNoQueuedFrame: a window of quiet that fires while a frame
+// the reader took waits in the session's queue was not quiet, and the
+// frame is taken. The frame came before the session's goroutine got to
+// the firing, as on a loaded machine; before, select chose at random
+// between the two, so a turn completed without its second message half
+// the time (the message then the next turn's), and AwaitEnd returned
+// without the session end. The clock holds the window's first setting
+// until the frame is queued, then fires it at once, as does every
+// setting after: twenty sessions of each, and a random choice passes
+// them all once in a million.
+func TestQuietIsNoQueuedFrame(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		name   string
+		frames []string
+		// wait plays the wait under test on the opened session, the
+		// window armed when arm is called.
+		wait func(t *testing.T, m *MessagingSession, arm func()) *MessagingTurn
+		want func(turn *MessagingTurn) bool
+	}
+	run := func(t *testing.T, tc testCase) {
+		srv := httptest.NewServer(&hostileMessaging{socket: answerJoin(func(ctx context.Context, c *websocket.Conn) {
+			if _, _, err := c.Read(ctx); err != nil { // the user's message
+				return
+			}
+			for _, f := range tc.frames {
+				if c.Write(ctx, websocket.MessageText, []byte(f)) != nil {
+					return
+				}
+			}
+			c.Read(ctx)
+		})})
+		defer srv.Close()
+		clk := fakeclock.New()
+		var (
+			m     *MessagingSession
+			armed atomic.Bool
+			sets  int // settings of the armed window, all on the session's goroutine
+		)
+		after := func(d time.Duration, f func()) (stop func() bool) {
+			if !armed.Load() || d != DefaultMessagingSettle {
+				return clk.AfterFunc(d, f)
+			}
+			if sets++; sets == 1 {
+				for len(m.frames.ch) == 0 {
+					runtime.Gosched()
+				}
+			}
+			f()
+			return func() bool { return false }
+		}
+		c := clockedMessagingClient(t, srv.URL, RetryPolicy{MaxAttempts: 1}, clk.Now, after)
+		m = open(t, c, MessagingStart{TurnTimeout: time.Minute})
+		if turn := tc.wait(t, m, func() { armed.Store(true) }); !tc.want(turn) {
+			t.Fatalf("completed by %q with events %v", turn.CompletedBy, turn.Types())
+		}
+	}
+	for _, tc := range []testCase{
+		{
+			name: "a turn's settle window",
+			frames: []string{
+				`{"id":"11","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Let me check."}}`,
+				`{"id":"12","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Your bill is £84.20."}}`,
+			},
+			wait: func(t *testing.T, m *MessagingSession, arm func()) *MessagingTurn {
+				arm()
+				return say(t, m, "What is my bill?")
+			},
+			want: func(turn *MessagingTurn) bool { return len(turn.Messages) == 2 && turn.CompletedBy == "settle" },
+		},
+		{
+			name: "AwaitEnd's quiet",
+			frames: []string{
+				`{"id":"11","type":"EVENT_TYPE_AGENT_TYPING","payload":{"typing":true}}`,
+				`{"id":"12","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Goodbye."}}`,
+				`{"id":"13","type":"EVENT_TYPE_AGENT_TYPING","payload":{"typing":false}}`,
+				`{"id":"14","type":"EVENT_TYPE_SESSION_END","payload":{"reason":"agent_ended"}}`,
+			},
+			wait: func(t *testing.T, m *MessagingSession, arm func()) *MessagingTurn {
+				say(t, m, "What is my bill?")
+				arm()
+				turn, err := m.AwaitEnd(context.Background())
+				if err != nil {
+					t.Fatalf("AwaitEnd: %v", err)
+				}
+				return turn
+			},
+			want: func(turn *MessagingTurn) bool { return turn.SessionEnded },
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			for range 20 {
+				run(t, tc)
+			}
+		})
 	}
 }

@@ -98,7 +98,16 @@ func openError(c *Client) error {
 // own server at url, with the planted connector token and retry.
 func plantedMessagingClient(t testing.TB, url string, retry RetryPolicy) *Client {
 	t.Helper()
-	c, err := New(Config{BuildURL: url, MessagingURL: url, ConnectorToken: plantedConnector, MessagingHost: "example.com", Retry: retry})
+	return clockedMessagingClient(t, url, retry, nil, nil)
+}
+
+// clockedMessagingClient is plantedMessagingClient with its Messaging
+// timers (the settle window, the turn timeout) on a test's clock: now
+// and after (Config.Now and Config.AfterFunc), the real clock when nil.
+func clockedMessagingClient(t testing.TB, url string, retry RetryPolicy, now func() time.Time, after func(time.Duration, func()) func() bool) *Client {
+	t.Helper()
+	c, err := New(Config{BuildURL: url, MessagingURL: url, ConnectorToken: plantedConnector, MessagingHost: "example.com", Retry: retry,
+		Now: now, AfterFunc: after})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -84,6 +84,9 @@ func (m *MessagingSession) exchange(ctx context.Context, typ string, payload map
 		case in = <-m.frames.ch:
 			in = m.frames.took(in)
 		case <-settle.C():
+			if m.framesWaiting() {
+				continue
+			}
 			if st.answered && !m.typingOn {
 				turn.CompletedBy = "settle"
 				if st.typedOff {
@@ -125,6 +128,14 @@ func (m *MessagingSession) exchange(ctx context.Context, typ string, payload map
 		}
 	}
 }
+
+// framesWaiting reports whether the reader queued a frame the session has
+// not taken: a window of quiet that fired then was not quiet, as the
+// frame came before the session's goroutine got to the firing (on a
+// loaded machine, a runner's parallel cases on 2 cores), and select,
+// choosing at random between the two, would complete an answer the
+// platform was still sending, its rest left to the next turn.
+func (m *MessagingSession) framesWaiting() bool { return len(m.frames.ch) > 0 }
 
 // timedOut is the error of a turn that ran out of time, whose latency is
 // then the time it waited, as a debug-chat call cut short has: the
