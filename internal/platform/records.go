@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -156,6 +157,27 @@ func decodeRecord(body []byte, envelope ...string) (record, error) {
 	if err := json.Unmarshal(body, &m); err != nil {
 		return nil, describeDecodeError(err)
 	}
+	return unwrapRecord(m, envelope...)
+}
+
+// decodeAnswer is decodeRecord keeping numbers as their text
+// (json.Number): an id sent as a number too large for a float64 (past
+// 2^53) is read as sent, as jString reads it, never rounded to another id.
+func decodeAnswer(body []byte) (record, error) {
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.UseNumber()
+	var m map[string]any
+	if err := d.Decode(&m); err != nil {
+		return nil, describeDecodeError(err)
+	}
+	if d.More() {
+		return nil, errors.New("more than one JSON value")
+	}
+	return unwrapRecord(m)
+}
+
+// unwrapRecord takes the record out of its envelope (decodeRecord).
+func unwrapRecord(m map[string]any, envelope ...string) (record, error) {
 	if m == nil {
 		return nil, errors.New("expected an object, got null")
 	}
