@@ -685,7 +685,7 @@ func answerString(r record, what string, names ...string) (string, error) {
 		var s string
 		switch x := r[n].(type) {
 		case nil:
-			continue
+			// Absent or null: as an empty string, none.
 		case string:
 			s = x
 		case json.Number:

@@ -27,42 +27,51 @@ func TestMessagingStepAnswerForms(t *testing.T) {
 	for _, tc := range []struct {
 		name, token, session, want string
 		sid                        string // the session the socket is asked for, when not s-1
+		jwt                        string // the token sent, when not plantedJWT
 	}{
-		{"the reference's names", tok(`{"access_token":%q,"token_type":"Bearer"}`), ref, "", ""},
-		{"camelCase token", tok(`{"accessToken":%q,"expiresIn":3600}`), ref, "", ""},
-		{"token in data", tok(`{"data":{"access_token":%q}}`), ref, "", ""},
-		{"token in data beside success", tok(`{"success":true,"data":{"accessToken":%q}}`), ref, "", ""},
-		{"session in data", tok(`{"access_token":%q}`), `{"data":{"session_id":"s-1","streaming_enabled":false}}`, "", ""},
-		{"camelCase session in data beside a request id", tok(`{"access_token":%q}`), `{"data":{"sessionId":"s-1"},"request_id":"r-9"}`, "", ""},
-		{"a session id as a number past 2^53", tok(`{"access_token":%q}`), `{"data":{"session_id":9007199254740993}}`, "", "9007199254740993"},
-		{"one token under two names", tok(`{"access_token":%[1]q,"accessToken":%[1]q}`), ref, "", ""},
+		{"the reference's names", tok(`{"access_token":%q,"token_type":"Bearer"}`), ref, "", "", ""},
+		{"camelCase token", tok(`{"accessToken":%q,"expiresIn":3600}`), ref, "", "", ""},
+		{"token in data", tok(`{"data":{"access_token":%q}}`), ref, "", "", ""},
+		{"token in data beside success", tok(`{"success":true,"data":{"accessToken":%q}}`), ref, "", "", ""},
+		{"session in data", tok(`{"access_token":%q}`), `{"data":{"session_id":"s-1","streaming_enabled":false}}`, "", "", ""},
+		{"camelCase session in data beside a request id", tok(`{"access_token":%q}`), `{"data":{"sessionId":"s-1"},"request_id":"r-9"}`, "", "", ""},
+		{"a session id as a number past 2^53", tok(`{"access_token":%q}`), `{"data":{"session_id":9007199254740993}}`, "", "9007199254740993", ""},
+		{"a token as a number past 2^53", `{"access_token":90071992547409930001}`, ref, "", "", "90071992547409930001"},
+		{"one token under two names", tok(`{"access_token":%[1]q,"accessToken":%[1]q}`), ref, "", "", ""},
 
 		{"a token under no name the client reads", tok(`{"data":{"jwt":%q}}`), ref,
-			`POST /api/v1/access-token: 200: malformed response: no "access_token" string in the answer`, ""},
+			`POST /api/v1/access-token: 200: malformed response: no "access_token" string in the answer`, "", ""},
 		{"data beside a member of a record is no envelope", tok(`{"data":{"access_token":%q},"user":"u"}`), ref,
-			`POST /api/v1/access-token: 200: malformed response: no "access_token" string in the answer`, ""},
+			`POST /api/v1/access-token: 200: malformed response: no "access_token" string in the answer`, "", ""},
 		{"two tokens", tok(`{"access_token":%q,"accessToken":"eyJhbGciOiJIUzI1NiJ9.e30.b3RoZXI"}`), ref,
-			`POST /api/v1/access-token: 200: malformed response: "access_token" and "accessToken" name different tokens`, ""},
+			`POST /api/v1/access-token: 200: malformed response: "access_token" and "accessToken" name different tokens`, "", ""},
 		{"a session named id", tok(`{"access_token":%q}`), `{"data":{"id":"s-1"}}`,
-			`POST /api/v1/sessions: 200: malformed response: no "session_id" in the answer`, ""},
+			`POST /api/v1/sessions: 200: malformed response: no "session_id" in the answer`, "", ""},
 		{"a session answer with trailing data", tok(`{"access_token":%q}`), `{"session_id":"s-1"} {"session_id":"s-2"}`,
-			`POST /api/v1/sessions: 200: malformed response: more than one JSON value`, ""},
+			`POST /api/v1/sessions: 200: malformed response: more than one JSON value`, "", ""},
+		{"a truncated session answer", tok(`{"access_token":%q}`), `{"session_id":"s-1"`,
+			`POST /api/v1/sessions: 200: malformed response: truncated JSON`, "", ""},
+		{"a session answer that is a list", tok(`{"access_token":%q}`), `["s-1"]`,
+			`POST /api/v1/sessions: 200: malformed response: expected an object, got array`, "", ""},
+		{"an empty session answer", tok(`{"access_token":%q}`), ``,
+			`POST /api/v1/sessions: 200: malformed response: empty body`, "", ""},
 		{"a session in data as a string", tok(`{"access_token":%q}`), `{"data":"s-1"}`,
-			`POST /api/v1/sessions: 200: malformed response: no "session_id" in the answer`, ""},
+			`POST /api/v1/sessions: 200: malformed response: no "session_id" in the answer`, "", ""},
 		{"two sessions", tok(`{"access_token":%q}`), `{"session_id":"s-1","sessionId":"s-2"}`,
-			`POST /api/v1/sessions: 200: malformed response: "session_id" and "sessionId" name different sessions`, ""},
+			`POST /api/v1/sessions: 200: malformed response: "session_id" and "sessionId" name different sessions`, "", ""},
 		{"a session id of the wrong type", tok(`{"access_token":%q}`), `{"data":{"session_id":{"id":"s-1"}}}`,
-			`POST /api/v1/sessions: 200: malformed response: field "session_id": expected a string, got object`, ""},
+			`POST /api/v1/sessions: 200: malformed response: field "session_id": expected a string, got object`, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
+			jwt := cmp.Or(tc.jwt, plantedJWT)
 			shook := make(chan url.Values, 1)
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				switch r.URL.Path {
 				case "/api/v1/access-token":
 					fmt.Fprint(w, tc.token)
 				case "/api/v1/sessions":
-					if r.Header.Get("Authorization") != "Bearer "+plantedJWT {
+					if r.Header.Get("Authorization") != "Bearer "+jwt {
 						http.Error(w, `{"error":"Invalid access token"}`, http.StatusUnauthorized)
 						return
 					}
@@ -94,7 +103,7 @@ func TestMessagingStepAnswerForms(t *testing.T) {
 			}
 			select {
 			case q := <-shook:
-				want := url.Values{"session_id": {cmp.Or(tc.sid, "s-1")}, "access_token": {plantedJWT}}
+				want := url.Values{"session_id": {cmp.Or(tc.sid, "s-1")}, "access_token": {jwt}}
 				if q.Encode() != want.Encode() {
 					t.Errorf("handshake query %v, want %v", q, want)
 				}

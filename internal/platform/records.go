@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"strconv"
@@ -167,7 +168,13 @@ func decodeAnswer(body []byte) (record, error) {
 	d := json.NewDecoder(bytes.NewReader(body))
 	d.UseNumber()
 	var m map[string]any
-	if err := d.Decode(&m); err != nil {
+	switch err := d.Decode(&m); {
+	case errors.Is(err, io.EOF):
+		return nil, errors.New("empty body")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		// A Decoder says so where json.Unmarshal gives a SyntaxError.
+		return nil, errors.New("truncated JSON")
+	case err != nil:
 		return nil, describeDecodeError(err)
 	}
 	if d.More() {
