@@ -84,6 +84,10 @@ type altForms struct {
 	// (the endpoints list, read and delete) 404, as a platform that
 	// implements only the registration and the update does.
 	unlisted bool
+	// enveloped answers the Messaging access-token and session steps in
+	// camelCase inside {"data": ...}, as a JavaScript implementation
+	// that wraps every answer does.
+	enveloped bool
 	// brand is the platform's word for Vendor (sim.Options.Brand), the
 	// target's brand:.
 	brand string
@@ -248,6 +252,18 @@ func altProxy(t *testing.T, target string, f altForms) string {
 				}
 			}
 		}
+		if path := res.Request.URL.Path; f.enveloped && res.StatusCode < 300 && (path == "/api/v1/access-token" || path == "/api/v1/sessions") {
+			var m map[string]any
+			if json.Unmarshal(body, &m) == nil {
+				names := map[string]string{"access_token": "accessToken", "session_id": "sessionId", "expires_in": "expiresIn",
+					"token_type": "tokenType", "streaming_enabled": "streamingEnabled"}
+				camel := map[string]any{}
+				for k, v := range m {
+					camel[cmp.Or(names[k], k)] = v
+				}
+				body, _ = json.Marshal(map[string]any{"success": true, "data": camel})
+			}
+		}
 		if strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") && len(body) > 0 {
 			d := json.NewDecoder(bytes.NewReader(body))
 			d.UseNumber()
@@ -403,7 +419,7 @@ func TestAltPlatformExamples(t *testing.T) {
 			[]string{"examples/suites", "suites", "examples-failing"}},
 		"nulls": {altForms{fullNull: true, plain: true, slots: true, nilSlices: true, storage: storage.URL},
 			[]string{"suites", "examples-failing"}},
-		"strict": {altForms{bare: true, strict: true, tail: true, brand: "Acme", unlisted: true},
+		"strict": {altForms{bare: true, strict: true, tail: true, brand: "Acme", unlisted: true, enveloped: true},
 			[]string{"examples/suites", "examples-failing"}},
 	}
 	var dirs []string

@@ -666,6 +666,47 @@ func (m *MessagingSession) closeSocket() {
 	<-done
 }
 
+// The names of the access token and the session id in the answers of
+// steps 1 and 2: the reference's first, then the camelCase a JavaScript
+// implementation writes, then a bare "token". The answer may be bare or
+// in an envelope (decodeRecord), as the client reads every other record.
+// A bare "id" is not read as the session's: it may be the id of the
+// answer, or of the conversation.
+var (
+	tokenNames   = []string{"access_token", "accessToken", "token"}
+	sessionNames = []string{"session_id", "sessionId"}
+)
+
+// answerString is the one value of r (read by decodeAnswer) under names:
+// a string, or a number as sent (an id sent as one); "" when none is set.
+// Two names set to different values are refused rather than one picked
+// (what is their plural in the error, "tokens" or "sessions"); the error
+// names the members, never their values, which may be secret.
+func answerString(r record, what string, names ...string) (string, error) {
+	v, first := "", ""
+	for _, n := range names {
+		var s string
+		switch x := r[n].(type) {
+		case nil:
+			// Absent or null: as an empty string, none.
+		case string:
+			s = x
+		case json.Number:
+			s = x.String()
+		default:
+			return "", fmt.Errorf("field %q: expected a string, got %s", n, jsonType(x))
+		}
+		switch {
+		case s == "" || s == v:
+		case v == "":
+			v, first = s, n
+		default:
+			return "", fmt.Errorf("%q and %q name different %s", first, n, what)
+		}
+	}
+	return v, nil
+}
+
 // messagingToken is step 1.
 func (c *Client) messagingToken(ctx context.Context) (string, error) {
 	rq := &call{ep: epAccessToken, path: epAccessToken.template, body: []byte("{}")}
@@ -674,21 +715,16 @@ func (c *Client) messagingToken(ctx context.Context) (string, error) {
 		return "", err
 	}
 	defer resp.release()
-	var body struct {
-		AccessToken jString `json:"access_token"`
-		Token       jString `json:"token"`
-	}
-	tok := ""
-	if json.Unmarshal(resp.body(), &body) == nil {
-		tok = body.AccessToken.V
-		if tok == "" {
-			tok = body.Token.V
+	// Decode errors are not shown: they may quote the token.
+	tok, problem := "", `no "access_token" string in the answer`
+	if r, err := decodeAnswer(resp.body()); err == nil {
+		tok, err = answerString(r, "tokens", tokenNames...)
+		if err != nil {
+			problem = err.Error()
 		}
 	}
-	var problem string
 	switch {
 	case tok == "":
-		problem = `no "access_token" string in the answer`
 	case len(tok) > maxAccessToken:
 		problem = fmt.Sprintf(`the "access_token" is %d bytes long, more than the %s a token sent in a header and in the socket's URL can be`,
 			len(tok), sizeText(maxAccessToken))
@@ -772,17 +808,14 @@ func (m *MessagingSession) createSession(ctx context.Context) (string, error) {
 		return "", m.redactError(err)
 	}
 	defer resp.release()
-	var r struct {
-		SessionID jString `json:"session_id"`
-		ID        jString `json:"sessionId"`
-	}
 	raw := m.redactBytes(resp.body())
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return "", m.c.responseError(rq, resp.status, raw, describeDecodeError(err))
+	r, err := decodeAnswer(raw)
+	if err != nil {
+		return "", m.c.responseError(rq, resp.status, raw, err)
 	}
-	id := r.SessionID.V
-	if id == "" {
-		id = r.ID.V
+	id, err := answerString(r, "sessions", sessionNames...)
+	if err != nil {
+		return "", m.c.responseError(rq, resp.status, raw, err)
 	}
 	if id == "" {
 		return "", m.c.responseError(rq, resp.status, raw, errors.New(`no "session_id" in the answer`))

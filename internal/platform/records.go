@@ -1,9 +1,11 @@
 package platform
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"strconv"
@@ -156,6 +158,33 @@ func decodeRecord(body []byte, envelope ...string) (record, error) {
 	if err := json.Unmarshal(body, &m); err != nil {
 		return nil, describeDecodeError(err)
 	}
+	return unwrapRecord(m, envelope...)
+}
+
+// decodeAnswer is decodeRecord keeping numbers as their text
+// (json.Number): an id sent as a number too large for a float64 (past
+// 2^53) is read as sent, as jString reads it, never rounded to another id.
+func decodeAnswer(body []byte) (record, error) {
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.UseNumber()
+	var m map[string]any
+	switch err := d.Decode(&m); {
+	case errors.Is(err, io.EOF):
+		return nil, errors.New("empty body")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		// A Decoder says so where json.Unmarshal gives a SyntaxError.
+		return nil, errors.New("truncated JSON")
+	case err != nil:
+		return nil, describeDecodeError(err)
+	}
+	if d.More() {
+		return nil, errors.New("more than one JSON value")
+	}
+	return unwrapRecord(m)
+}
+
+// unwrapRecord takes the record out of its envelope (decodeRecord).
+func unwrapRecord(m map[string]any, envelope ...string) (record, error) {
 	if m == nil {
 		return nil, errors.New("expected an object, got null")
 	}
