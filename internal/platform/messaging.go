@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -707,6 +708,24 @@ func answerString(r record, what string, names ...string) (string, error) {
 	return v, nil
 }
 
+// answerTwice is sentTwice over an answer of steps 1 and 2 (body, read by
+// decodeAnswer), bare and in its "data" envelope: a token or a session
+// sent twice under one name with different values is two at once, of
+// which decoding would keep the last, as answerString refuses two under
+// two names.
+func answerTwice(body []byte, names []string) error {
+	if err := sentTwice(body, names); err != nil {
+		return err
+	}
+	var env struct {
+		Data json.RawMessage `json:"data"`
+	}
+	if json.Unmarshal(body, &env) == nil && bytes.HasPrefix(env.Data, []byte("{")) {
+		return sentTwice(env.Data, names)
+	}
+	return nil
+}
+
 // messagingToken is step 1.
 func (c *Client) messagingToken(ctx context.Context) (string, error) {
 	rq := &call{ep: epAccessToken, path: epAccessToken.template, body: []byte("{}")}
@@ -719,7 +738,11 @@ func (c *Client) messagingToken(ctx context.Context) (string, error) {
 	tok, problem := "", `no "access_token" string in the answer`
 	if r, err := decodeAnswer(resp.body()); err == nil {
 		tok, err = answerString(r, "tokens", tokenNames...)
+		if err == nil {
+			err = answerTwice(resp.body(), tokenNames)
+		}
 		if err != nil {
+			tok = ""
 			problem = err.Error()
 		}
 	}
@@ -814,6 +837,9 @@ func (m *MessagingSession) createSession(ctx context.Context) (string, error) {
 		return "", m.c.responseError(rq, resp.status, raw, err)
 	}
 	id, err := answerString(r, "sessions", sessionNames...)
+	if err == nil {
+		err = answerTwice(raw, sessionNames)
+	}
 	if err != nil {
 		return "", m.c.responseError(rq, resp.status, raw, err)
 	}
