@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	gherkin "github.com/cucumber/gherkin/go/v26"
@@ -221,6 +222,14 @@ func (fl *featureLoader) parseErrorsUpTo(err error, src []byte, reparses int) {
 				d.Hint = fmt.Sprintf("this %s is never closed: end the doc string with %s on a line of its own", delim, delim)
 			}
 		}
+		if m[3] == "A tag may not contain whitespace" && ln >= 1 && ln <= len(lines) {
+			// Gherkin points at the tag; the mistake is the word after
+			// its space, which a designer meant as part of it or as a
+			// tag of its own.
+			if at, hint := tagSpace(lines[ln-1], col); at > 0 {
+				d.Pos.Col, d.Hint = at, hint
+			}
+		}
 		if d.Hint == "" && strings.Contains(m[3], ", got '") && ln >= 1 && ln <= len(lines) {
 			// A step written right is an error only where the parser
 			// takes no step: after an Examples table.
@@ -334,4 +343,34 @@ func notText(src []byte) (at diag.Pos, msg, hint string, ok bool) {
 		src = src[n:]
 	}
 	return diag.Pos{}, "", "", true
+}
+
+// tagSpace explains Gherkin's "A tag may not contain whitespace" for the
+// tag at column col of line ("@smoke test", "@agent: restaurant"): it
+// returns the column of the word after the tag's space and the fix, or 0
+// when the line is not so.
+func tagSpace(line string, col int) (int, string) {
+	r := []rune(line)
+	if col < 1 || col > len(r) || r[col-1] != '@' {
+		return 0, ""
+	}
+	word := func(i int) int {
+		for i < len(r) && !unicode.IsSpace(r[i]) {
+			i++
+		}
+		return i
+	}
+	end := word(col - 1)
+	next := end
+	for next < len(r) && unicode.IsSpace(r[next]) {
+		next++
+	}
+	if next == end || next == len(r) || r[next] == '@' || r[next] == '#' {
+		return 0, ""
+	}
+	tag, rest := string(r[col-1:end]), string(r[next:word(next)])
+	if strings.HasSuffix(tag, ":") {
+		return next + 1, fmt.Sprintf("a tag is one word: write %s%s, with no space after the colon", tag, rest)
+	}
+	return next + 1, fmt.Sprintf("a tag is one word: write %s-%s for one tag, or %s @%s for two", tag, rest, tag, rest)
 }

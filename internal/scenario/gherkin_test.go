@@ -189,6 +189,13 @@ func TestParseErrorsAtTheEdges(t *testing.T) {
 		// separator, text after it or not; the open one is the next.
 		{"a doc string closed with text after its separator", "Feature: f\n  Scenario: a\n    When the user says:\n      \"\"\"\n      hi\n      \"\"\" trailing\n    Then the agent says:\n      \"\"\"\n      never closed\n",
 			"f.feature:8:7: invalid Gherkin: unexpected end of file, expected: #DocStringSeparator, #Other (this \"\"\" is never closed: end the doc string with \"\"\" on a line of its own)\n"},
+		// Gherkin names the tag; the mistake is the word after its space.
+		{"a tag with a space", "Feature: f\n  @smoke test\n  Scenario: a\n    When the user says \"hi\"\n",
+			"f.feature:2:10: invalid Gherkin: A tag may not contain whitespace (a tag is one word: write @smoke-test for one tag, or @smoke @test for two)\n"},
+		{"a tag with a space after its colon", "@agent: restaurant\nFeature: f\n  Scenario: a\n    When the user says \"hi\"\n",
+			"f.feature:1:9: invalid Gherkin: A tag may not contain whitespace (a tag is one word: write @agent:restaurant, with no space after the colon)\n"},
+		{"a second tag with a space", "Feature: f\n  @a  @smoke\ttest  # why\n  Scenario: a\n    When the user says \"hi\"\n",
+			"f.feature:2:14: invalid Gherkin: A tag may not contain whitespace (a tag is one word: write @smoke-test for one tag, or @smoke @test for two)\n"},
 		{"language below a blank line", "\n# language: fr\nFonctionnalité: f\n  Scénario: a\n    Quand the user says \"hi\"\n    quand the user says \"hi\"\n",
 			"f.feature:6:5: invalid Gherkin: expected: #EOF, #TableRow, #DocStringSeparator, #StepLine, #TagLine, #ExamplesLine, #ScenarioLine, #RuleLine, #Comment, #Empty, got '    quand the user says \"hi\"' (did you mean Quand the user says \"hi\"? keywords are case-sensitive and followed by a space)\n"},
 	} {
