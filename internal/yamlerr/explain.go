@@ -112,16 +112,17 @@ func explainSyntax(src []byte, msg string, pos diag.Pos) (diag.Pos, string) {
 					return pos, fmt.Sprintf("inside [ ] or { }, a value that holds %c must be quoted: write it in single quotes", b.ch)
 				}
 			}
-			for _, b := range colonIn {
-				if b.line >= pos.Line {
-					pos.Line, pos.Col = b.line, b.col
-					value := []rune(text(b.line))[b.col-1:]
-					if end := slices.IndexFunc(value, func(r rune) bool { return strings.ContainsRune(",]}", r) }); end >= 0 {
-						value = value[:end]
-					}
-					quoted := "'" + strings.ReplaceAll(strings.TrimRight(string(value), " "), "'", "''") + "'"
-					return pos, "inside [ ] or { }, a value that contains \": \" must be quoted: write it in single quotes (" + quoted + ")"
+			// The parser stops at the first such value, at or below the
+			// line it names: the first one the scan found.
+			if len(colonIn) > 0 {
+				b := colonIn[0]
+				pos.Line, pos.Col = b.line, b.col
+				value := []rune(text(b.line))[b.col-1:]
+				if end := slices.IndexFunc(value, func(r rune) bool { return strings.ContainsRune(",]}", r) }); end >= 0 {
+					value = value[:end]
 				}
+				quoted := "'" + strings.ReplaceAll(strings.TrimRight(string(value), " "), "'", "''") + "'"
+				return pos, "inside [ ] or { }, a value that contains \": \" must be quoted: write it in single quotes (" + quoted + ")"
 			}
 			return pos, ""
 		}
@@ -247,7 +248,7 @@ func flowBrackets(lines []string) (unclosed, stray, inValue, colonIn []bracket) 
 		// prev is the last character that is not a space; last the very
 		// last one.
 		prev, last, escaped, closed := ' ', ' ', false, false
-		col, valueCol := 0, 0
+		col, valueCol, closedAt := 0, 0, -1
 	scan:
 		for _, r := range line {
 			col++
@@ -257,8 +258,11 @@ func flowBrackets(lines []string) (unclosed, stray, inValue, colonIn []bracket) 
 				continue
 			case quote != 0:
 				if r == quote && !escaped {
-					quote = 0
+					quote, closedAt = 0, col
 				}
+			case r == '\'' && closedAt == col-1:
+				// '' inside single quotes is a quote, not the end.
+				quote = r
 			case (r == '"' || r == '\'') && strings.ContainsRune(valueStart, prev):
 				quote = r
 			case r == '#' && last == ' ':
@@ -274,8 +278,9 @@ func flowBrackets(lines []string) (unclosed, stray, inValue, colonIn []bracket) 
 					stack = stack[:len(stack)-1]
 					closed = len(stack) == 0
 				}
-				// What follows a nested flow is no value of its own.
-				colons, itemValue, itemFirst = 2, 0, 0
+				// The item the nested flow was in goes on: its ": " are
+				// not counted again.
+				colons, itemValue, itemFirst = 0, 0, 0
 			case (r == ']' || r == '}') && closed:
 				stray = append(stray, bracket{r, i + 1, col})
 			case len(stack) == 0:
@@ -283,7 +288,8 @@ func flowBrackets(lines []string) (unclosed, stray, inValue, colonIn []bracket) 
 				colons, itemValue, itemFirst = 0, 0, 0
 			case r == ' ' && last == ':':
 				colons++
-				if colons == 2 && itemValue > 0 {
+				// The second ": " comes after a value's first character.
+				if colons == 2 {
 					at := itemValue
 					if stack[len(stack)-1].ch == '[' {
 						at = itemFirst

@@ -89,6 +89,14 @@ func TestDiagnostic(t *testing.T) {
 			`inside [ ] or { }, a value that contains ": " must be quoted: write it in single quotes ('Note: how')`},
 		{"a value holding a colon after a nested flow", "a: {b: {c: d}, e: f: g}\n", "1:19", unclosedMap,
 			`inside [ ] or { }, a value that contains ": " must be quoted: write it in single quotes ('f: g')`},
+		{"a value holding a colon before a space", "a: {m: x: y , n: z}\n", "1:8", unclosedMap,
+			`inside [ ] or { }, a value that contains ": " must be quoted: write it in single quotes ('x: y')`},
+		// '' in single quotes is a quote: the text after it is quoted too.
+		{"a value holding a colon below a quoted one with a quote", "a: {m: 'it''s: x: y'}\nb: {c: d e: f}\n", "2:8", unclosedMap,
+			`inside [ ] or { }, a value that contains ": " must be quoted: write it in single quotes ('d e: f')`},
+		{"two values holding a colon", "a: {m: x: y, n: p: q}\n", "1:8", unclosedMap,
+			`inside [ ] or { }, a value that contains ": " must be quoted: write it in single quotes ('x: y')`},
+		{"a key after a nested flow", "a: {b: {c: d} x: y}\n", "1:1", unclosedMap, ""},
 		// An item of a list with ": " is a key and its value: the item
 		// is the text.
 		{"an item holding two colons in a list", "a: [x, Note: how: y]\n", "1:8", unclosedList,
