@@ -365,7 +365,8 @@ func tagSpace(line string, col int) (int, string) {
 	for next < len(r) && unicode.IsSpace(r[next]) {
 		next++
 	}
-	if next == end || next == len(r) || r[next] == '@' || r[next] == '#' {
+	// r[end] is a space, so next > end unless the line ends there.
+	if next == len(r) || r[next] == '@' || r[next] == '#' {
 		return 0, ""
 	}
 	tag, rest := string(r[col-1:end]), string(r[next:word(next)])

@@ -248,3 +248,28 @@ func TestUndefinedStepHintInTheFilesLanguage(t *testing.T) {
 		})
 	}
 }
+
+// TestTagSpace: the word after a tag's space, and nothing for a line
+// Gherkin's column does not show so (its contract, not relied on).
+func TestTagSpace(t *testing.T) {
+	for _, tc := range []struct {
+		line     string
+		col, at  int
+		wantHint string
+	}{
+		{"@smoke test", 1, 8, "a tag is one word: write @smoke-test for one tag, or @smoke @test for two"},
+		{"@agent: clinic", 1, 9, "a tag is one word: write @agent:clinic, with no space after the colon"},
+		{"@smoke test", 0, 0, ""},
+		{"@smoke test", 12, 0, ""},
+		{"@smoke test", 2, 0, ""},
+		{"@smoke", 1, 0, ""},
+		{"@smoke ", 1, 0, ""},
+		{"@smoke @test", 1, 0, ""},
+		{"@smoke #test", 1, 0, ""},
+	} {
+		at, hint := tagSpace(tc.line, tc.col)
+		if at != tc.at || hint != tc.wantHint {
+			t.Errorf("tagSpace(%q, %d) = %d, %q; want %d, %q", tc.line, tc.col, at, hint, tc.at, tc.wantHint)
+		}
+	}
+}
