@@ -222,6 +222,9 @@ func (fl *featureLoader) parseErrorsUpTo(err error, src []byte, reparses int) {
 				d.Hint = fmt.Sprintf("this %s is never closed: end the doc string with %s on a line of its own", delim, delim)
 			}
 		}
+		if m[3] == "inconsistent cell count within the table" && ln >= 1 && ln <= len(lines) {
+			d.Hint = cellCountHint(lines, ln)
+		}
 		if m[3] == "A tag may not contain whitespace" && ln >= 1 && ln <= len(lines) {
 			// Gherkin points at the tag; the mistake is the word after
 			// its space, which a designer meant as part of it or as a
@@ -374,4 +377,53 @@ func tagSpace(line string, col int) (int, string) {
 		return next + 1, fmt.Sprintf("a tag is one word: write %s%s, with no space after the colon", tag, rest)
 	}
 	return next + 1, fmt.Sprintf("a tag is one word: write %s-%s for one tag, or %s @%s for two", tag, rest, tag, rest)
+}
+
+// cellCountHint says how many cells the table row at line ln has against
+// its table's first row, the one Gherkin counts the others against (so
+// never the row at fault): a
+// cell left out, or a | missing at a row's end (Gherkin drops the text
+// after a row's last |).
+func cellCountHint(lines []string, ln int) string {
+	first := ln
+	for i := ln - 1; i >= 1; i-- {
+		t := strings.TrimSpace(lines[i-1])
+		if strings.HasPrefix(t, "#") {
+			continue
+		}
+		if !strings.HasPrefix(t, "|") {
+			break
+		}
+		first = i
+	}
+	plural := func(n int) string {
+		if n == 1 {
+			return "1 cell"
+		}
+		return fmt.Sprintf("%d cells", n)
+	}
+	row, head := rowCells(lines[ln-1]), rowCells(lines[first-1])
+	hint := fmt.Sprintf("this row has %s, the table's first row (line %d) %s: every row has a cell for each column, an empty one written | |", plural(row), first, plural(head))
+	if t := strings.TrimSpace(lines[ln-1]); !strings.HasSuffix(t, "|") || strings.HasSuffix(t, `\|`) {
+		hint += "; end the row with |"
+	}
+	return hint
+}
+
+// rowCells counts the cells of a Gherkin table row: the | not escaped
+// (\|), less the one that ends it.
+func rowCells(line string) int {
+	n := 0
+	escaped := false
+	for _, r := range strings.TrimSpace(line) {
+		switch {
+		case escaped:
+			escaped = false
+		case r == '\\':
+			escaped = true
+		case r == '|':
+			n++
+		}
+	}
+	return n - 1 // a row starts with |
 }

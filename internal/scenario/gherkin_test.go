@@ -167,7 +167,7 @@ func TestParseErrorsAtTheEdges(t *testing.T) {
 			"f.feature:5:5: invalid Gherkin: expected: #EOF, #TableRow, #DocStringSeparator, #StepLine, #TagLine, #ExamplesLine, #ScenarioLine, #RuleLine, #Comment, #Empty, got '    when the user says \"hi\"' (did you mean When the user says \"hi\"? keywords are case-sensitive and followed by a space)\n"},
 		// Only the end of file is moved to the open doc string.
 		{"another error above an open doc string", "Feature: f\n  Scenario: a\n    Given the integration attributes:\n      | a | b |\n      | c |\n    When the user says:\n      \"\"\"\n      hi\n",
-			"f.feature:5:7: invalid Gherkin: inconsistent cell count within the table ()\n" +
+			"f.feature:5:7: invalid Gherkin: inconsistent cell count within the table (this row has 1 cell, the table's first row (line 4) 2 cells: every row has a cell for each column, an empty one written | |)\n" +
 				"f.feature:7:7: invalid Gherkin: unexpected end of file, expected: #DocStringSeparator, #Other (this \"\"\" is never closed: end the doc string with \"\"\" on a line of its own)\n"},
 		// Only an end of file inside a doc string is moved: a
 		// description line that starts like a separator opens none.
@@ -189,6 +189,16 @@ func TestParseErrorsAtTheEdges(t *testing.T) {
 		// separator, text after it or not; the open one is the next.
 		{"a doc string closed with text after its separator", "Feature: f\n  Scenario: a\n    When the user says:\n      \"\"\"\n      hi\n      \"\"\" trailing\n    Then the agent says:\n      \"\"\"\n      never closed\n",
 			"f.feature:8:7: invalid Gherkin: unexpected end of file, expected: #DocStringSeparator, #Other (this \"\"\" is never closed: end the doc string with \"\"\" on a line of its own)\n"},
+		// Gherkin says only that the counts differ: which, and against
+		// which row.
+		{"a table row with a cell missing", "Feature: f\n  Scenario: a\n    When the user says \"4 people\"\n    Then the state includes:\n      | party_size | 4 |\n      # the time\n      | time |\n",
+			"f.feature:7:7: invalid Gherkin: inconsistent cell count within the table (this row has 1 cell, the table's first row (line 5) 2 cells: every row has a cell for each column, an empty one written | |)\n"},
+		{"a table row with no | at its end", "Feature: f\n  Scenario: a\n    When the user says \"4 people\"\n    Then the state includes:\n      | party_size | 4 |\n      | time | 19:00\n",
+			"f.feature:6:7: invalid Gherkin: inconsistent cell count within the table (this row has 1 cell, the table's first row (line 5) 2 cells: every row has a cell for each column, an empty one written | |; end the row with |)\n"},
+		{"a table row with an escaped | and a cell too many", "Feature: f\n  Scenario: a\n    When the user says \"4 people\"\n    Then the state includes:\n      | a |\n      | b \\| c | d |\n",
+			"f.feature:6:7: invalid Gherkin: inconsistent cell count within the table (this row has 2 cells, the table's first row (line 5) 1 cell: every row has a cell for each column, an empty one written | |)\n"},
+		{"a table row ending in an escaped |", "Feature: f\n  Scenario: a\n    When the user says \"4 people\"\n    Then the state includes:\n      | a | b |\n      | c \\|\n",
+			"f.feature:6:7: invalid Gherkin: inconsistent cell count within the table (this row has 0 cells, the table's first row (line 5) 2 cells: every row has a cell for each column, an empty one written | |; end the row with |)\n"},
 		// Gherkin names the tag; the mistake is the word after its space.
 		{"a tag with a space", "Feature: f\n  @smoke test\n  Scenario: a\n    When the user says \"hi\"\n",
 			"f.feature:2:10: invalid Gherkin: A tag may not contain whitespace (a tag is one word: write @smoke-test for one tag, or @smoke @test for two)\n"},
