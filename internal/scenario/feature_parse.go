@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	gherkin "github.com/cucumber/gherkin/go/v26"
@@ -221,6 +222,17 @@ func (fl *featureLoader) parseErrorsUpTo(err error, src []byte, reparses int) {
 				d.Hint = fmt.Sprintf("this %s is never closed: end the doc string with %s on a line of its own", delim, delim)
 			}
 		}
+		if m[3] == "inconsistent cell count within the table" && ln >= 1 && ln <= len(lines) {
+			d.Hint = cellCountHint(lines, ln)
+		}
+		if m[3] == "A tag may not contain whitespace" && ln >= 1 && ln <= len(lines) {
+			// Gherkin points at the tag; the mistake is the word after
+			// its space, which a designer meant as part of it or as a
+			// tag of its own.
+			if at, hint := tagSpace(lines[ln-1], col); at > 0 {
+				d.Pos.Col, d.Hint = at, hint
+			}
+		}
 		if d.Hint == "" && strings.Contains(m[3], ", got '") && ln >= 1 && ln <= len(lines) {
 			// A step written right is an error only where the parser
 			// takes no step: after an Examples table.
@@ -334,4 +346,84 @@ func notText(src []byte) (at diag.Pos, msg, hint string, ok bool) {
 		src = src[n:]
 	}
 	return diag.Pos{}, "", "", true
+}
+
+// tagSpace explains Gherkin's "A tag may not contain whitespace" for the
+// tag at column col of line ("@smoke test", "@agent: restaurant"): it
+// returns the column of the word after the tag's space and the fix, or 0
+// when the line is not so.
+func tagSpace(line string, col int) (int, string) {
+	r := []rune(line)
+	if col < 1 || col > len(r) || r[col-1] != '@' {
+		return 0, ""
+	}
+	word := func(i int) int {
+		for i < len(r) && !unicode.IsSpace(r[i]) {
+			i++
+		}
+		return i
+	}
+	end := word(col - 1)
+	next := end
+	for next < len(r) && unicode.IsSpace(r[next]) {
+		next++
+	}
+	// r[end] is a space, so next > end unless the line ends there.
+	if next == len(r) || r[next] == '@' || r[next] == '#' {
+		return 0, ""
+	}
+	tag, rest := string(r[col-1:end]), string(r[next:word(next)])
+	if strings.HasSuffix(tag, ":") {
+		return next + 1, fmt.Sprintf("a tag is one word: write %s%s, with no space after the colon", tag, rest)
+	}
+	return next + 1, fmt.Sprintf("a tag is one word: write %s-%s for one tag, or %s @%s for two", tag, rest, tag, rest)
+}
+
+// cellCountHint says how many cells the table row at line ln has against
+// its table's first row, the one Gherkin counts the others against (so
+// never the row at fault): a
+// cell left out, or a | missing at a row's end (Gherkin drops the text
+// after a row's last |).
+func cellCountHint(lines []string, ln int) string {
+	first := ln
+	for i := ln - 1; i >= 1; i-- {
+		t := strings.TrimSpace(lines[i-1])
+		if strings.HasPrefix(t, "#") {
+			continue
+		}
+		if !strings.HasPrefix(t, "|") {
+			break
+		}
+		first = i
+	}
+	plural := func(n int) string {
+		if n == 1 {
+			return "1 cell"
+		}
+		return fmt.Sprintf("%d cells", n)
+	}
+	row, head := rowCells(lines[ln-1]), rowCells(lines[first-1])
+	hint := fmt.Sprintf("this row has %s, the table's first row (line %d) %s: every row has a cell for each column, an empty one written | |", plural(row), first, plural(head))
+	if t := strings.TrimSpace(lines[ln-1]); !strings.HasSuffix(t, "|") || strings.HasSuffix(t, `\|`) {
+		hint += "; end the row with |"
+	}
+	return hint
+}
+
+// rowCells counts the cells of a Gherkin table row: the | not escaped
+// (\|), less the one that ends it.
+func rowCells(line string) int {
+	n := 0
+	escaped := false
+	for _, r := range strings.TrimSpace(line) {
+		switch {
+		case escaped:
+			escaped = false
+		case r == '\\':
+			escaped = true
+		case r == '|':
+			n++
+		}
+	}
+	return n - 1 // a row starts with |
 }

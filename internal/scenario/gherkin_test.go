@@ -167,7 +167,7 @@ func TestParseErrorsAtTheEdges(t *testing.T) {
 			"f.feature:5:5: invalid Gherkin: expected: #EOF, #TableRow, #DocStringSeparator, #StepLine, #TagLine, #ExamplesLine, #ScenarioLine, #RuleLine, #Comment, #Empty, got '    when the user says \"hi\"' (did you mean When the user says \"hi\"? keywords are case-sensitive and followed by a space)\n"},
 		// Only the end of file is moved to the open doc string.
 		{"another error above an open doc string", "Feature: f\n  Scenario: a\n    Given the integration attributes:\n      | a | b |\n      | c |\n    When the user says:\n      \"\"\"\n      hi\n",
-			"f.feature:5:7: invalid Gherkin: inconsistent cell count within the table ()\n" +
+			"f.feature:5:7: invalid Gherkin: inconsistent cell count within the table (this row has 1 cell, the table's first row (line 4) 2 cells: every row has a cell for each column, an empty one written | |)\n" +
 				"f.feature:7:7: invalid Gherkin: unexpected end of file, expected: #DocStringSeparator, #Other (this \"\"\" is never closed: end the doc string with \"\"\" on a line of its own)\n"},
 		// Only an end of file inside a doc string is moved: a
 		// description line that starts like a separator opens none.
@@ -189,6 +189,23 @@ func TestParseErrorsAtTheEdges(t *testing.T) {
 		// separator, text after it or not; the open one is the next.
 		{"a doc string closed with text after its separator", "Feature: f\n  Scenario: a\n    When the user says:\n      \"\"\"\n      hi\n      \"\"\" trailing\n    Then the agent says:\n      \"\"\"\n      never closed\n",
 			"f.feature:8:7: invalid Gherkin: unexpected end of file, expected: #DocStringSeparator, #Other (this \"\"\" is never closed: end the doc string with \"\"\" on a line of its own)\n"},
+		// Gherkin says only that the counts differ: which, and against
+		// which row.
+		{"a table row with a cell missing", "Feature: f\n  Scenario: a\n    When the user says \"4 people\"\n    Then the state includes:\n      | party_size | 4 |\n      # the time\n      | time |\n",
+			"f.feature:7:7: invalid Gherkin: inconsistent cell count within the table (this row has 1 cell, the table's first row (line 5) 2 cells: every row has a cell for each column, an empty one written | |)\n"},
+		{"a table row with no | at its end", "Feature: f\n  Scenario: a\n    When the user says \"4 people\"\n    Then the state includes:\n      | party_size | 4 |\n      | time | 19:00\n",
+			"f.feature:6:7: invalid Gherkin: inconsistent cell count within the table (this row has 1 cell, the table's first row (line 5) 2 cells: every row has a cell for each column, an empty one written | |; end the row with |)\n"},
+		{"a table row with an escaped | and a cell too many", "Feature: f\n  Scenario: a\n    When the user says \"4 people\"\n    Then the state includes:\n      | a |\n      | b \\| c | d |\n",
+			"f.feature:6:7: invalid Gherkin: inconsistent cell count within the table (this row has 2 cells, the table's first row (line 5) 1 cell: every row has a cell for each column, an empty one written | |)\n"},
+		{"a table row ending in an escaped |", "Feature: f\n  Scenario: a\n    When the user says \"4 people\"\n    Then the state includes:\n      | a | b |\n      | c \\|\n",
+			"f.feature:6:7: invalid Gherkin: inconsistent cell count within the table (this row has 0 cells, the table's first row (line 5) 2 cells: every row has a cell for each column, an empty one written | |; end the row with |)\n"},
+		// Gherkin names the tag; the mistake is the word after its space.
+		{"a tag with a space", "Feature: f\n  @smoke test\n  Scenario: a\n    When the user says \"hi\"\n",
+			"f.feature:2:10: invalid Gherkin: A tag may not contain whitespace (a tag is one word: write @smoke-test for one tag, or @smoke @test for two)\n"},
+		{"a tag with a space after its colon", "@agent: restaurant\nFeature: f\n  Scenario: a\n    When the user says \"hi\"\n",
+			"f.feature:1:9: invalid Gherkin: A tag may not contain whitespace (a tag is one word: write @agent:restaurant, with no space after the colon)\n"},
+		{"a second tag with a space", "Feature: f\n  @a  @smoke\ttest  # why\n  Scenario: a\n    When the user says \"hi\"\n",
+			"f.feature:2:14: invalid Gherkin: A tag may not contain whitespace (a tag is one word: write @smoke-test for one tag, or @smoke @test for two)\n"},
 		{"language below a blank line", "\n# language: fr\nFonctionnalité: f\n  Scénario: a\n    Quand the user says \"hi\"\n    quand the user says \"hi\"\n",
 			"f.feature:6:5: invalid Gherkin: expected: #EOF, #TableRow, #DocStringSeparator, #StepLine, #TagLine, #ExamplesLine, #ScenarioLine, #RuleLine, #Comment, #Empty, got '    quand the user says \"hi\"' (did you mean Quand the user says \"hi\"? keywords are case-sensitive and followed by a space)\n"},
 	} {
@@ -239,5 +256,30 @@ func TestUndefinedStepHintInTheFilesLanguage(t *testing.T) {
 				t.Errorf("hint %q: says the wording is English in a file of language %q", ds[0].Hint, tc.lang)
 			}
 		})
+	}
+}
+
+// TestTagSpace: the word after a tag's space, and nothing for a line
+// Gherkin's column does not show so (its contract, not relied on).
+func TestTagSpace(t *testing.T) {
+	for _, tc := range []struct {
+		line     string
+		col, at  int
+		wantHint string
+	}{
+		{"@smoke test", 1, 8, "a tag is one word: write @smoke-test for one tag, or @smoke @test for two"},
+		{"@agent: clinic", 1, 9, "a tag is one word: write @agent:clinic, with no space after the colon"},
+		{"@smoke test", 0, 0, ""},
+		{"@smoke test", 12, 0, ""},
+		{"@smoke test", 2, 0, ""},
+		{"@smoke", 1, 0, ""},
+		{"@smoke ", 1, 0, ""},
+		{"@smoke @test", 1, 0, ""},
+		{"@smoke #test", 1, 0, ""},
+	} {
+		at, hint := tagSpace(tc.line, tc.col)
+		if at != tc.at || hint != tc.wantHint {
+			t.Errorf("tagSpace(%q, %d) = %d, %q; want %d, %q", tc.line, tc.col, at, hint, tc.at, tc.wantHint)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -71,7 +72,7 @@ func explainSyntax(src []byte, msg string, pos diag.Pos) (diag.Pos, string) {
 			return pos, ""
 		}
 		pos.Line, pos.Col = ln, indentCol(text(ln))
-		if _, stray, _ := flowBrackets(lines); len(stray) > 0 {
+		if _, stray, _, _ := flowBrackets(lines); len(stray) > 0 {
 			for _, b := range stray {
 				if b.line == ln {
 					pos.Col = b.col
@@ -92,7 +93,7 @@ func explainSyntax(src []byte, msg string, pos diag.Pos) (diag.Pos, string) {
 			want = '{'
 		}
 		var at *bracket
-		unclosed, _, inValue := flowBrackets(lines)
+		unclosed, _, inValue, colonIn := flowBrackets(lines)
 		for i, b := range unclosed {
 			// yaml.v3 reports the line of the context the flow is in,
 			// at or above the bracket. A bracket the scan takes for a
@@ -110,6 +111,18 @@ func explainSyntax(src []byte, msg string, pos diag.Pos) (diag.Pos, string) {
 					pos.Line, pos.Col = b.line, b.col
 					return pos, fmt.Sprintf("inside [ ] or { }, a value that holds %c must be quoted: write it in single quotes", b.ch)
 				}
+			}
+			// The parser stops at the first such value, at or below the
+			// line it names: the first one the scan found.
+			if len(colonIn) > 0 {
+				b := colonIn[0]
+				pos.Line, pos.Col = b.line, b.col
+				value := []rune(text(b.line))[b.col-1:]
+				if end := slices.IndexFunc(value, func(r rune) bool { return strings.ContainsRune(",]}", r) }); end >= 0 {
+					value = value[:end]
+				}
+				quoted := "'" + strings.ReplaceAll(strings.TrimRight(string(value), " "), "'", "''") + "'"
+				return pos, "inside [ ] or { }, a value that contains \": \" must be quoted: write it in single quotes (" + quoted + ")"
 			}
 			return pos, ""
 		}
@@ -211,9 +224,16 @@ func opener(close rune) rune {
 // it, not as a YAML parser does, and serves only to place errors the
 // parser has already found. inValue are the brackets inside a plain value
 // of a flow ("{matches: ^\d{4}$}"), which YAML does not allow there, each
-// at the value's first column.
-func flowBrackets(lines []string) (unclosed, stray, inValue []bracket) {
+// at the value's first column. colonIn are the plain values of a flow
+// holding ": " ("{contains: Note: hi}"), which YAML reads as a second key
+// where the flow wants a ',' or its end, each at the value's first column.
+func flowBrackets(lines []string) (unclosed, stray, inValue, colonIn []bracket) {
 	var stack []bracket
+	// Of the flow item being read: how many ": " it has had, the column
+	// of its value, the first character after its first ": ", and of its
+	// first character (an item of a list is a key and value, "[a: b]":
+	// what a designer means as text is the whole item).
+	colons, itemValue, itemFirst := 0, 0, 0
 	quote := rune(0)
 	block := -1 // lines indented deeper than this are a block scalar's text
 	for i, raw := range lines {
@@ -228,7 +248,7 @@ func flowBrackets(lines []string) (unclosed, stray, inValue []bracket) {
 		// prev is the last character that is not a space; last the very
 		// last one.
 		prev, last, escaped, closed := ' ', ' ', false, false
-		col, valueCol := 0, 0
+		col, valueCol, closedAt := 0, 0, -1
 	scan:
 		for _, r := range line {
 			col++
@@ -238,8 +258,11 @@ func flowBrackets(lines []string) (unclosed, stray, inValue []bracket) {
 				continue
 			case quote != 0:
 				if r == quote && !escaped {
-					quote = 0
+					quote, closedAt = 0, col
 				}
+			case r == '\'' && closedAt == col-1:
+				// '' inside single quotes is a quote, not the end.
+				quote = r
 			case (r == '"' || r == '\'') && strings.ContainsRune(valueStart, prev):
 				quote = r
 			case r == '#' && last == ' ':
@@ -249,13 +272,34 @@ func flowBrackets(lines []string) (unclosed, stray, inValue []bracket) {
 					inValue = append(inValue, bracket{r, i + 1, valueCol})
 				}
 				stack = append(stack, bracket{r, i + 1, col})
+				colons, itemValue, itemFirst = 0, 0, 0
 			case (r == ']' || r == '}') && len(stack) > 0:
 				if stack[len(stack)-1].ch == opener(r) {
 					stack = stack[:len(stack)-1]
 					closed = len(stack) == 0
 				}
+				// The item the nested flow was in goes on: its ": " are
+				// not counted again.
+				colons, itemValue, itemFirst = 0, 0, 0
 			case (r == ']' || r == '}') && closed:
 				stray = append(stray, bracket{r, i + 1, col})
+			case len(stack) == 0:
+			case r == ',':
+				colons, itemValue, itemFirst = 0, 0, 0
+			case r == ' ' && last == ':':
+				colons++
+				// The second ": " comes after a value's first character.
+				if colons == 2 {
+					at := itemValue
+					if stack[len(stack)-1].ch == '[' {
+						at = itemFirst
+					}
+					colonIn = append(colonIn, bracket{':', i + 1, at})
+				}
+			case r != ' ' && colons == 0 && itemFirst == 0:
+				itemFirst = col
+			case r != ' ' && colons == 1 && itemValue == 0:
+				itemValue = col
 			}
 			escaped = false
 			if r != ' ' && strings.ContainsRune(itemStart, last) {
@@ -279,7 +323,7 @@ func flowBrackets(lines []string) (unclosed, stray, inValue []bracket) {
 			}
 		}
 	}
-	return stack, stray, inValue
+	return stack, stray, inValue, colonIn
 }
 
 // blockScalar reports whether a line's value starts a block scalar (| or

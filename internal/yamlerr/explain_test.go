@@ -57,7 +57,7 @@ func TestFlowBrackets(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			unclosed, stray, _ := flowBrackets(strings.SplitAfter(tc.src, "\n"))
+			unclosed, stray, _, _ := flowBrackets(strings.SplitAfter(tc.src, "\n"))
 			if got := brackets(unclosed); !slices.Equal(got, tc.unclosed) {
 				t.Errorf("unclosed = %q, want %q", got, tc.unclosed)
 			}
@@ -80,7 +80,7 @@ func TestFlowBracketsInValue(t *testing.T) {
 		"-[b]\n":             "",
 	}
 	for src, w := range want {
-		_, _, inValue := flowBrackets(strings.SplitAfter(src, "\n"))
+		_, _, inValue, _ := flowBrackets(strings.SplitAfter(src, "\n"))
 		if got := strings.Join(brackets(inValue), " "); got != w {
 			t.Errorf("%q: inValue = %q, want %q", src, got, w)
 		}

@@ -77,6 +77,30 @@ func TestDiagnostic(t *testing.T) {
 		// A pattern's braces in a flow end its plain value: at the value.
 		{"a pattern with braces in a flow", "a: {m: ^\\d{4}$}\n", "1:8", unclosedMap, "inside [ ] or { }, a value that holds { must be quoted: write it in single quotes"},
 		{"a pattern with brackets in a nested flow", "x:\n  y:\n    a: {m: x, n: [a[bc]$]}\n", "3:19", unclosedList, "inside [ ] or { }, a value that holds [ must be quoted: write it in single quotes"},
+		// A value holding ": " in a flow: yaml.v3 names the line above
+		// the flow, with no column and no word of the colon.
+		{"a value holding a colon in a flow", "a:\n  b: {contains: Note: how many}\n", "2:17", unclosedMap,
+			`inside [ ] or { }, a value that contains ": " must be quoted: write it in single quotes ('Note: how many')`},
+		{"a value holding a colon after a quoted one", "a: {c: 'x: y', b: c: d}\n", "1:19", unclosedMap,
+			`inside [ ] or { }, a value that contains ": " must be quoted: write it in single quotes ('c: d')`},
+		{"a value holding a colon and a quote", "a: {m: it's: x}\n", "1:8", unclosedMap,
+			`inside [ ] or { }, a value that contains ": " must be quoted: write it in single quotes ('it''s: x')`},
+		{"a value holding a colon on a flow's second line", "a:\n  b: {contains: x,\n      m: Note: how}\n", "3:10", unclosedMap,
+			`inside [ ] or { }, a value that contains ": " must be quoted: write it in single quotes ('Note: how')`},
+		{"a value holding a colon after a nested flow", "a: {b: {c: d}, e: f: g}\n", "1:19", unclosedMap,
+			`inside [ ] or { }, a value that contains ": " must be quoted: write it in single quotes ('f: g')`},
+		{"a value holding a colon before a space", "a: {m: x: y , n: z}\n", "1:8", unclosedMap,
+			`inside [ ] or { }, a value that contains ": " must be quoted: write it in single quotes ('x: y')`},
+		// '' in single quotes is a quote: the text after it is quoted too.
+		{"a value holding a colon below a quoted one with a quote", "a: {m: 'it''s: x: y'}\nb: {c: d e: f}\n", "2:8", unclosedMap,
+			`inside [ ] or { }, a value that contains ": " must be quoted: write it in single quotes ('d e: f')`},
+		{"two values holding a colon", "a: {m: x: y, n: p: q}\n", "1:8", unclosedMap,
+			`inside [ ] or { }, a value that contains ": " must be quoted: write it in single quotes ('x: y')`},
+		{"a key after a nested flow", "a: {b: {c: d} x: y}\n", "1:1", unclosedMap, ""},
+		// An item of a list with ": " is a key and its value: the item
+		// is the text.
+		{"an item holding two colons in a list", "a: [x, Note: how: y]\n", "1:8", unclosedList,
+			`inside [ ] or { }, a value that contains ": " must be quoted: write it in single quotes ('Note: how: y')`},
 		{"a reserved @", "tags: [smoke, @slow]\n", "1:15", noToken, `YAML reserves @ at the start of a value: quote it ("@slow")`},
 		{"a reserved @ after a non-ASCII value", "é: [x, `y`]\n", "1:8", noToken, "YAML reserves ` at the start of a value: quote it (\"`y`\")"},
 		{"a value holding a colon", "a: b\n  c: d: e\n", "2:6", mapping, `a value that contains ": " must be quoted: "d: e"`},
