@@ -87,7 +87,12 @@ func (r *runner) attempt(ctx context.Context, j *job) (a *result.Attempt, retry 
 	}
 	if r.stops.after(s.reached, s.stop) {
 		// The run is stopped on the platform: no further attempt of
-		// this case.
+		// this case. One that met the same wall as the case that
+		// stopped the run, in flight beside it, is cut off as the
+		// others in flight are: the cause is said once, by the stop.
+		if st := r.stops.stopped(); s.stop != nil && st != s.stop && st.Kind == s.stop.Kind && st.Host == s.stop.Host {
+			s.a.Status = result.Pending
+		}
 		return s.a, false
 	}
 	// A configuration error is never retried, whichever step met it:
