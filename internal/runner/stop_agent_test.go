@@ -276,3 +276,48 @@ func TestStopMetTogether(t *testing.T) {
 		t.Errorf("statuses %v: want one errored, saying the cause, and one not run (%s)", statuses(res), res.Stop.Reason)
 	}
 }
+
+// TestStopMetBesideCutOff: the moment TestStopMetTogether can only
+// sometimes catch, held still. Case a meets the wall and stops the run;
+// case b, in flight beside it, meets the same wall before the stop's cut
+// reaches its call (the cut here reaches nothing). b is cut off as the
+// cases in flight are (its attempt Pending, so the case is not run),
+// not a second error with the same cause; a stays the one that says it.
+// Case c, over debug chat, ends in flight with its own verdict: only a
+// case that met a wall itself is cut off.
+func TestStopMetBesideCutOff(t *testing.T) {
+	t.Parallel()
+	e := newMsgEnv(t, sim.Options{Seed: 1})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusNotFound)
+		w.Write([]byte(`<html><head><title>404 Not Found</title></head><body>nginx</body></html>`))
+	}))
+	t.Cleanup(srv.Close)
+	opts := e.opts(t)
+	token := func(agent, env string) (string, error) { return e.sim.Info.MessagingConnectors[agent][env], nil }
+	opts.Messaging = Messaging(MessagingClients(platform.Config{BuildURL: e.sim.BuildURL, MessagingURL: srv.URL,
+		MessagingHost: e.sim.Info.MessagingHost, AllowHTTP: true}, token), MessagingOptions{TurnTimeout: 5 * time.Second})
+	opts, err := opts.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := "suite: s\nagent: clinic\nvia: messaging\nscenarios:\n  - name: a\n    turns: [{say: hi}]\n  - name: b\n    turns: [{say: hi}]\n" +
+		"  - name: c\n    via: debug_chat\n    turns: [{say: hi}]\n"
+	_, jobs := plan(loadYAML(t, src), opts)
+	r := &runner{opts: opts, outer: context.Background(), stops: newStopper(func() {})}
+	a, _ := r.attempt(context.Background(), jobs[0])
+	st := r.stops.stopped()
+	if a.Status != result.Errored || st == nil || st.Kind != result.StopNoMessagingAPI {
+		t.Fatalf("a: %s, stop %+v: want errored, stopping the run on no Messaging API", a.Status, st)
+	}
+	if b, retry := r.attempt(context.Background(), jobs[1]); b.Status != result.Pending || retry {
+		t.Errorf("b: %s (retry %v), error %+v: want cut off (pending), not retried", b.Status, retry, b.Error)
+	}
+	if c, _ := r.attempt(context.Background(), jobs[2]); c.Status != result.Passed {
+		t.Errorf("c: %s, error %+v: want passed, its own verdict", c.Status, c.Error)
+	}
+	if r.stops.stopped() != st {
+		t.Errorf("stop %+v, want a's", r.stops.stopped())
+	}
+}
