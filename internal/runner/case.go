@@ -87,7 +87,15 @@ func (r *runner) attempt(ctx context.Context, j *job) (a *result.Attempt, retry 
 	}
 	if r.stops.after(s.reached, s.stop) {
 		// The run is stopped on the platform: no further attempt of
-		// this case.
+		// this case. One in flight beside the case that stopped the
+		// run, whose own failure called for a stop too (the same wall,
+		// met before the cut reached its call), is cut off as the
+		// others in flight are: the cause is said once, by the stop,
+		// and which cases say it does not hang on how the goroutines
+		// ran.
+		if s.stop != nil && r.stops.stopped() != s.stop {
+			s.a.Status = result.Pending
+		}
 		return s.a, false
 	}
 	// A configuration error is never retried, whichever step met it:

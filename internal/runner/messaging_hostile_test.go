@@ -800,6 +800,14 @@ scenarios:
 // time. Like a debug-chat timeout naming its call, it names the socket
 // and what the turn still waited for. The clocks are fake; only the
 // client's timer fires when the clock passes its timeout alone.
+//
+// The clock moves exactly to the first timer's due time, not past it:
+// the timers fire on the goroutine that moves it, with the clock showing
+// their time, and the turn reads the clock for its latency once it sees
+// its cut, which on a loaded machine may be before Advance moved the
+// clock on to its end or after. Moved past the timers, the latency was
+// whichever (10s or a minute, 5s or 7s); moved to them, it is the same
+// either way, the timeout a real clock would show.
 func TestMessagingClientTurnTimeout(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -807,18 +815,23 @@ func TestMessagingClientTurnTimeout(t *testing.T) {
 		client, runner time.Duration
 		// advance is how far the clock moves once the client event
 		// the platform leaves unanswered arrived: the join (stall 1) or
-		// the user message (stall 2).
+		// the user message (stall 2), to the first timer's due time.
 		advance time.Duration
 		stall   int
 		want    string
 	}{
-		{"the client's timer alone", 5 * time.Second, 10 * time.Second, 7 * time.Second, 2,
+		{"the client's timer alone", 5 * time.Second, 10 * time.Second, 5 * time.Second, 2,
 			"turn timeout of 5s exceeded (WS /ws: no answer to the user message)"},
-		{"the runner's timer first", 10 * time.Second, 10 * time.Second, time.Minute, 2,
+		// Due together, the runner's timer, set first, fires first.
+		{"the runner's timer first", 10 * time.Second, 10 * time.Second, 10 * time.Second, 2,
 			"turn timeout of 10s exceeded (WS /ws: no answer to the user message)"},
-		{"the agent never joins", 5 * time.Second, 10 * time.Second, 7 * time.Second, 1,
+		// The turn cut by the runner's timer took the runner's 10s, not
+		// the client's timeout it never reached.
+		{"the runner's timer alone", 20 * time.Second, 10 * time.Second, 10 * time.Second, 2,
+			"turn timeout of 10s exceeded (WS /ws: no answer to the user message)"},
+		{"the agent never joins", 5 * time.Second, 10 * time.Second, 5 * time.Second, 1,
 			"turn timeout of 5s exceeded (WS /ws: no answer to the join request: the agent did not join)"},
-		{"the agent never joins, the runner's timer first", 10 * time.Second, 10 * time.Second, time.Minute, 1,
+		{"the agent never joins, the runner's timer first", 10 * time.Second, 10 * time.Second, 10 * time.Second, 1,
 			"turn timeout of 10s exceeded (WS /ws: no answer to the join request: the agent did not join)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -222,3 +222,102 @@ func TestNoStopOnceMessagingAPIServed(t *testing.T) {
 		})
 	}
 }
+
+// TestStopMetTogether: cases in flight that meet the wall a stop names
+// (no Messaging API at the messaging_url) at once are cut off as the
+// others in flight are: the first to end stops the run and says the
+// cause; the other is not run, with the stop's reason, not a second
+// error with the same cause. Both 404s are held until both requests
+// arrived, so both attempts meet the wall before either is weighed. On a
+// loaded machine the second case of the CLI's "a messaging url at the
+// build host" errored so, and the run said "0 cases not run".
+func TestStopMetTogether(t *testing.T) {
+	t.Parallel()
+	e := newMsgEnv(t, sim.Options{Seed: 1})
+	var arrived atomic.Int64
+	both := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if arrived.Add(1) == 2 {
+			close(both)
+		}
+		select {
+		case <-both:
+		case <-r.Context().Done():
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusNotFound)
+		w.Write([]byte(`<html><head><title>404 Not Found</title></head><body>nginx</body></html>`))
+	}))
+	t.Cleanup(srv.Close)
+	opts := e.opts(t)
+	opts.Parallel, opts.Retries = 2, 1
+	token := func(agent, env string) (string, error) { return e.sim.Info.MessagingConnectors[agent][env], nil }
+	opts.Messaging = Messaging(MessagingClients(platform.Config{BuildURL: e.sim.BuildURL, MessagingURL: srv.URL,
+		MessagingHost: e.sim.Info.MessagingHost, AllowHTTP: true}, token), MessagingOptions{TurnTimeout: 5 * time.Second})
+	src := "suite: s\nagent: clinic\nvia: messaging\nscenarios:\n  - name: a\n    turns: [{say: hi}]\n  - name: b\n    turns: [{say: hi}]\n"
+	res, err := Run(context.Background(), loadYAML(t, src), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := res.Stop; st == nil || st.Kind != result.StopNoMessagingAPI {
+		t.Fatalf("Stop = %+v, want no Messaging API; statuses %v", st, statuses(res))
+	}
+	var errored, notRun int
+	for _, c := range res.Files[0].Cases {
+		switch {
+		case c.Status == result.Errored && len(c.Attempts) == 1:
+			errored++
+		case c.Status == result.Skipped && c.SkipReason == res.Stop.Reason:
+			notRun++
+		}
+	}
+	if errored != 1 || notRun != 1 {
+		t.Errorf("statuses %v: want one errored, saying the cause, and one not run (%s)", statuses(res), res.Stop.Reason)
+	}
+}
+
+// TestStopMetBesideCutOff: the moment TestStopMetTogether can only
+// sometimes catch, held still. Case a meets the wall and stops the run;
+// case b, in flight beside it, meets the same wall before the stop's cut
+// reaches its call (the cut here reaches nothing). b is cut off as the
+// cases in flight are (its attempt Pending, so the case is not run),
+// not a second error with the same cause; a stays the one that says it.
+// Case c, over debug chat, ends in flight with its own verdict: only a
+// case that met a wall itself is cut off.
+func TestStopMetBesideCutOff(t *testing.T) {
+	t.Parallel()
+	e := newMsgEnv(t, sim.Options{Seed: 1})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusNotFound)
+		w.Write([]byte(`<html><head><title>404 Not Found</title></head><body>nginx</body></html>`))
+	}))
+	t.Cleanup(srv.Close)
+	opts := e.opts(t)
+	token := func(agent, env string) (string, error) { return e.sim.Info.MessagingConnectors[agent][env], nil }
+	opts.Messaging = Messaging(MessagingClients(platform.Config{BuildURL: e.sim.BuildURL, MessagingURL: srv.URL,
+		MessagingHost: e.sim.Info.MessagingHost, AllowHTTP: true}, token), MessagingOptions{TurnTimeout: 5 * time.Second})
+	opts, err := opts.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := "suite: s\nagent: clinic\nvia: messaging\nscenarios:\n  - name: a\n    turns: [{say: hi}]\n  - name: b\n    turns: [{say: hi}]\n" +
+		"  - name: c\n    via: debug_chat\n    turns: [{say: hi}]\n"
+	_, jobs := plan(loadYAML(t, src), opts)
+	r := &runner{opts: opts, outer: context.Background(), stops: newStopper(func() {})}
+	a, _ := r.attempt(context.Background(), jobs[0])
+	st := r.stops.stopped()
+	if a.Status != result.Errored || st == nil || st.Kind != result.StopNoMessagingAPI {
+		t.Fatalf("a: %s, stop %+v: want errored, stopping the run on no Messaging API", a.Status, st)
+	}
+	if b, retry := r.attempt(context.Background(), jobs[1]); b.Status != result.Pending || retry {
+		t.Errorf("b: %s (retry %v), error %+v: want cut off (pending), not retried", b.Status, retry, b.Error)
+	}
+	if c, _ := r.attempt(context.Background(), jobs[2]); c.Status != result.Passed {
+		t.Errorf("c: %s, error %+v: want passed, its own verdict", c.Status, c.Error)
+	}
+	if r.stops.stopped() != st {
+		t.Errorf("stop %+v, want a's", r.stops.stopped())
+	}
+}
