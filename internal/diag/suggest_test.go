@@ -56,6 +56,7 @@ func TestSuggest(t *testing.T) {
 		{"synonym of the handoff", "handoff_to", expectKeys, "handoff"},
 		{"synonym whose key is not a candidate", "text", targetKeys, ""},
 		{"an ambiguous word is no synonym", "message", expectKeys, ""},
+		{"a word that is no synonym, among an empty candidate", "evn", []string{"", "env"}, "env"},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}

@@ -282,7 +282,7 @@ func doubleQuoted(text string) string {
 // user says "I want a table"" for "When the user say "I want a table"".
 func withArgs(example, text string) string {
 	args := quoted.FindAllString(text, -1)
-	if len(args) == 0 || len(quoted.FindAllString(example, -1)) != len(args) {
+	if len(quoted.FindAllString(example, -1)) != len(args) {
 		return example
 	}
 	i := 0
