@@ -34,6 +34,8 @@ var badFiles = []struct{ name, file, src string }{
 	{"control character", "s.yaml", "scenarios:\n  - name: a\x00\n"},
 	{"broken UTF-8", "s.yaml", "scenarios:\n  - name: \xff\xfe\n"},
 	{"unknown key", "s.yaml", "scenarios:\n  - name: a\n    turns:\n      - say: hi\n        expct: {node: A}\n"},
+	{"another tool's name for a check", "s.yaml", "scenarios:\n  - name: a\n    turns:\n      - say: hi\n        expect: {expect_text: {contains: table}}\n"},
+	{"another tool's name for a check, beside say", "s.yaml", "scenarios:\n  - name: a\n    turns:\n      - say: hi\n        node_trace: [CollectPartySize]\n"},
 	{"wrong type", "s.yaml", "scenarios:\n  - name: a\n    turns: hello\n"},
 	{"null where a string belongs", "s.yaml", "scenarios:\n  - name: ~\n    turns: [{say: hi}]\n"},
 	{"bad regex matcher", "s.yaml", "agent: restaurant\nscenarios:\n  - name: a\n    turns:\n      - say: hi\n        expect: {response: {regex: \"(\"}}\n"},

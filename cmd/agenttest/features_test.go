@@ -99,7 +99,7 @@ func TestLintUndefinedStep(t *testing.T) {
 	out := c.stdout.String()
 	for _, want := range []string{
 		`cmd/agenttest/testdata/featurelint/bad.feature:5:5: undefined step "Then the agents reply contain \"hello\""`,
-		`closest defined steps: Then the agent's reply contains "how many"`,
+		`closest defined steps: Then the agent's reply contains "hello"`,
 		`Then the agents reply contain "hello"`, // the source line
 	} {
 		if !strings.Contains(out, want) {

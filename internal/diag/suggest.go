@@ -2,6 +2,7 @@ package diag
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -18,7 +19,13 @@ import (
 // everything, so the budget grows with the word: one edit up to four
 // letters, two up to eight, three beyond. Ties go to the candidate that
 // sorts first, so the hint does not depend on the order of a map.
+//
+// Before the distance, a word is looked up in synonyms: "expect_text" is
+// nowhere near "response" by spelling, only by meaning.
 func Suggest(word string, candidates []string) string {
+	if s := Synonym(word); s != "" && slices.Contains(candidates, s) {
+		return s
+	}
 	w := normalise(word)
 	best, bestDist := "", -1
 	for _, c := range candidates {
@@ -48,6 +55,29 @@ func DidYouMean(word string, candidates []string) string {
 	}
 	return ""
 }
+
+// synonyms are the names other test tools and platforms give a check of
+// agenttest's, normalised as Suggest compares them, with the key they
+// mean. Only words that can mean one check are here: "message" (the user's
+// or the agent's?) and "slots" are not. A synonym is offered only where its
+// key is known (Suggest's candidates), so "text" is taken for "response"
+// in expect: and for nothing in a target.
+var synonyms = map[string]string{
+	// The agent's reply text.
+	"expecttext": "response", "text": "response", "reply": "response",
+	"answer": "response", "responsetext": "response", "replytext": "response",
+	// The nodes the turn went through.
+	"nodetrace": "trace", "nodes": "trace", "path": "trace", "nodepath": "trace",
+	// The node the turn ended in.
+	"currentnode": "node", "endnode": "node",
+	// The agent's variables.
+	"variables": "state", "vars": "state",
+	// The handoff to a human.
+	"handoffto": "handoff", "handover": "handoff", "transfer": "handoff",
+}
+
+// Synonym is the key word is another name for (synonyms), or "".
+func Synonym(word string) string { return synonyms[normalise(word)] }
 
 var keySeparators = strings.NewReplacer("_", "", "-", "")
 

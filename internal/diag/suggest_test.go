@@ -11,6 +11,7 @@ func TestSuggest(t *testing.T) {
 	}
 	targetKeys := []string{"build_url", "runtime_url", "account_id", "agent_id", "env"}
 	agentKeys := []string{"intents", "entities", "nodes", "start"}
+	expectKeys := []string{"response", "trace", "node", "state", "handoff"}
 	run := func(t *testing.T, tc testCase) {
 		if got := Suggest(tc.word, tc.candidates); got != tc.want {
 			t.Errorf("Suggest(%q) = %q, want %q", tc.word, got, tc.want)
@@ -47,6 +48,15 @@ func TestSuggest(t *testing.T) {
 		{"ten letters, four edits", "abcdewxyzj", []string{"abcdefghij"}, ""},
 		{"letters, not bytes", "côté", []string{"côtes"}, ""},
 		{"separators do not count as letters", "n_o_p_e", agentKeys, ""},
+		// Synonyms: other tools' names for a check, far by spelling.
+		{"synonym", "expect_text", expectKeys, "response"},
+		{"synonym in another case and separators", "Expect-Text", expectKeys, "response"},
+		{"synonym of the trace", "node_trace", expectKeys, "trace"},
+		{"synonym of the state", "variables", expectKeys, "state"},
+		{"synonym of the handoff", "handoff_to", expectKeys, "handoff"},
+		{"synonym whose key is not a candidate", "text", targetKeys, ""},
+		{"an ambiguous word is no synonym", "message", expectKeys, ""},
+		{"a word that is no synonym, among an empty candidate", "evn", []string{"", "env"}, "env"},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}

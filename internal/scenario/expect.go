@@ -75,12 +75,8 @@ var expectKeys = keySet{
 		"say":      "say belongs to the turn, next to expect:",
 		"capture":  "capture belongs to the turn, next to expect:",
 	},
-	means: map[string]string{
-		"reply":       "response",
-		"text":        "response",
-		"currentNode": "node",
-		"nodeTrace":   "trace",
-	},
+	// Other tools' names for these keys (expect_text, node_trace) are
+	// diag's synonyms, which Suggest reads.
 }
 
 // expect decodes the checks on one reply. The Pos of the result is the key

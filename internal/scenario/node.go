@@ -386,6 +386,11 @@ func (d *decoder) object(n *yaml.Node, ks keySet) (map[string]pair, []pair, bool
 			if k := ks.meant(p.Name); hint == "" && k != "" {
 				hint = fmt.Sprintf("did you mean %q?", k)
 			}
+			if m := ks.moved[diag.Synonym(p.Name)]; hint == "" && m != "" {
+				// A check's synonym beside say: (expect_text:): where
+				// the check goes, as for the check's own key.
+				hint = fmt.Sprintf("did you mean %q? %s", diag.Synonym(p.Name), m)
+			}
 			if hint == "" {
 				hint = commaSplit(n, p.Key)
 			}

@@ -276,6 +276,22 @@ func doubleQuoted(text string) string {
 	return string(r)
 }
 
+// withArgs is example with its quoted arguments replaced, in order, by
+// those of text, when both have as many; else example as it is. Like the
+// quote-mistake hints, it offers the designer's own words back: "When the
+// user says "I want a table"" for "When the user say "I want a table"".
+func withArgs(example, text string) string {
+	args := quoted.FindAllString(text, -1)
+	if len(quoted.FindAllString(example, -1)) != len(args) {
+		return example
+	}
+	i := 0
+	return quoted.ReplaceAllStringFunc(example, func(string) string {
+		i++
+		return args[i-1]
+	})
+}
+
 // unquote undoes the one escape of quoted arguments, \".
 func unquote(s string) string { return strings.ReplaceAll(s, `\"`, `"`) }
 
@@ -284,6 +300,8 @@ func unquote(s string) string { return strings.ReplaceAll(s, `\"`, `"`) }
 // arguments and numbers are blanked on both sides, so only the wording
 // counts; so does the keyword, a little: a newcomer's "When I say" means
 // a turn more often than the setup step its few letters are nearest.
+// A definition written with as many quoted arguments as the step is shown
+// with the step's own (withArgs): the fix to copy, not an example to adapt.
 func (l *Library) Closest(keyword, text string, n int, keywords map[string][]string) []string {
 	want, kw := shape(text), strings.TrimSpace(keyword)
 	// And, But and * say nothing of the step's kind: kind stays "".
@@ -305,7 +323,9 @@ func (l *Library) Closest(keyword, text string, n int, keywords map[string][]str
 		if kind != "" && dkw != kind {
 			dist += keywordWeight
 		}
-		cands[i] = cand{LocalKeyword(dkw, keywords) + " " + body, dist}
+		// Every quoted argument of a definition is q, which takes any
+		// quoted text: the result is a step the definition matches.
+		cands[i] = cand{LocalKeyword(dkw, keywords) + " " + withArgs(body, text), dist}
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].dist < cands[j].dist })
 	out := make([]string, 0, n)

@@ -202,8 +202,10 @@ func TestCompileErrors(t *testing.T) {
 	}
 	for _, tc := range []testCase{
 		{"undefined", Input{Keyword: "Then ", Text: `the agents reply contain "x"`}, `undefined step "Then the agents reply contain \"x\""`,
-			[]string{`Then the agent's reply contains "how many"`, "agenttest steps"}},
-		{"undefined user", Input{Keyword: "When ", Text: `the user types "x"`}, "undefined step", []string{`When the user says "a table for 4 at 7pm"`}},
+			[]string{`closest defined steps: Then the agent's reply contains "x"; `, "agenttest steps"}},
+		{"undefined user", Input{Keyword: "When ", Text: `the user types "x"`}, "undefined step", []string{`closest defined steps: When the user says "x"; `}},
+		{"undefined user, the step's words", Input{Keyword: "When ", Text: `the user say "I want a table"`}, "undefined step",
+			[]string{`closest defined steps: When the user says "I want a table"; `}},
 		// Mistakes with a certain fix get it, not the closest wordings.
 		{"ignoring case on a node", Input{Keyword: "Then ", Text: `the current node is "x" ignoring case`},
 			`step "Then the current node is \"x\" ignoring case" does not take "ignoring case"`, []string{"contains and does not contain"}},
@@ -858,6 +860,16 @@ func TestCheckExpandsPlainArguments(t *testing.T) {
 	}
 }
 
+// shapes is a list of steps as Closest ranks them: their quoted texts
+// and numbers blanked.
+func shapes(steps []string) string {
+	out := make([]string, len(steps))
+	for i, s := range steps {
+		out[i] = shape(s)
+	}
+	return strings.Join(out, "; ")
+}
+
 // TestCaptureNames: a capture's name follows the ${name} syntax of the
 // YAML format, from either field of the reply.
 func TestCaptureNames(t *testing.T) {
@@ -876,24 +888,32 @@ func TestCaptureNames(t *testing.T) {
 // definitions by their wording: the case, the quoted texts and the
 // numbers of the step do not change it. Its keyword weighs a little: a
 // turn's keyword finds a turn before the setup steps of fewer letters,
-// and the right words still win over the right keyword.
+// and the right words still win over the right keyword. A definition
+// with as many quoted arguments as the step is shown with the step's.
 func TestClosest(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ keyword, text, same, want string }{
-		{"Then ", `THE AGENT SAYS "x"`, `the agent says "x"`, `Then the agent says "How many people?"`},
-		{"Then ", `the metric "M" was written 1000 time`, `the metric "M" was written 2 time`, `Then the metric "CALL_TURN" was written 2 times`},
-		{"Then ", `the state "a_long_state_key" is "a long value here"`, `the state "k" is "v"`, `Then the state "party_size" is "4"`},
-		{"When ", `I say "hello"`, `I say "a much longer hello, with 2 numbers 3"`, `When the user says "a table for 4 at 7pm"`},
-		{"When ", `the agent say "x"`, `the agent say "y"`, `Then the agent says "How many people?"`},
-		{"Given ", `the agents "x"`, `the agents "y"`, `Given the agent "restaurant"`},
+		{"Then ", `THE AGENT SAYS "x"`, `the agent says "x"`, `Then the agent says "x"`},
+		{"Then ", `the metric "M" was written 1000 time`, `the metric "M" was written 2 time`, `Then the metric "M" was written 2 times`},
+		{"Then ", `the state "a_long_state_key" is "a long value here"`, `the state "k" is "v"`, `Then the state "a_long_state_key" is "a long value here"`},
+		{"When ", `I say "hello"`, `I say "a much longer hello, with 2 numbers 3"`, `When the user says "hello"`},
+		{"When ", `the user say "I want a table"`, `the user say "x"`, `When the user says "I want a table"`},
+		// Two arguments where the definition takes one: its example's.
+		{"When ", `the user say "I want" "a table"`, `the user say "x" "y"`, `When the user says "a table for 4 at 7pm"`},
+		// No quoted argument: the example's too.
+		{"When ", `the user say hello`, `the user say goodbye`, `When the user says "a table for 4 at 7pm"`},
+		// An escaped quote stays inside its argument.
+		{"When ", `the user say "a \"big\" table"`, `the user say "x"`, `When the user says "a \"big\" table"`},
+		{"When ", `the agent say "x"`, `the agent say "y"`, `Then the agent says "x"`},
+		{"Given ", `the agents "x"`, `the agents "y"`, `Given the agent "x"`},
 	} {
 		got, same := New().Closest(tc.keyword, tc.text, 3, nil), New().Closest(tc.keyword, tc.same, 3, nil)
-		if len(got) != 3 || got[0] != tc.want || strings.Join(got, "; ") != strings.Join(same, "; ") {
+		if len(got) != 3 || got[0] != tc.want || shapes(got) != shapes(same) {
 			t.Errorf("%s%s: closest %q, want %q first and the list of %s: %q", tc.keyword, tc.text, got, tc.want, tc.same, same)
 		}
 	}
 	// And, But and * carry no kind: the wording alone ranks.
-	if and, star := New().Closest("And ", `I say "hello"`, 3, nil), New().Closest("* ", `I say "hello"`, 3, nil); strings.Join(and, "; ") != strings.Join(star, "; ") || and[0] == `When the user says "a table for 4 at 7pm"` {
+	if and, star := New().Closest("And ", `I say "hello"`, 3, nil), New().Closest("* ", `I say "hello"`, 3, nil); strings.Join(and, "; ") != strings.Join(star, "; ") || and[0] == `When the user says "hello"` {
 		t.Errorf("And: closest %q, * %q: want the same list, ranked by wording alone", and, star)
 	}
 }
