@@ -321,3 +321,44 @@ func TestStopMetBesideCutOff(t *testing.T) {
 		t.Errorf("stop %+v, want a's", r.stops.stopped())
 	}
 }
+
+// TestStopCutOffsReadTheSame: a case cut off beside the case that stopped
+// the run (it met the same wall before the cut reached its call) reads as
+// one cut off by the stop's cancel: its attempt carries the interruption,
+// not a second copy of the cause the stop already says, so the JSON
+// attempt's error and kind, JUnit and the console's "not run" do not hang
+// on which of the two ways the cut reached it.
+func TestStopCutOffsReadTheSame(t *testing.T) {
+	t.Parallel()
+	e := newMsgEnv(t, sim.Options{Seed: 1})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusNotFound)
+		w.Write([]byte(`<html><head><title>404 Not Found</title></head><body>nginx</body></html>`))
+	}))
+	t.Cleanup(srv.Close)
+	opts := e.opts(t)
+	token := func(agent, env string) (string, error) { return e.sim.Info.MessagingConnectors[agent][env], nil }
+	opts.Messaging = Messaging(MessagingClients(platform.Config{BuildURL: e.sim.BuildURL, MessagingURL: srv.URL,
+		MessagingHost: e.sim.Info.MessagingHost, AllowHTTP: true}, token), MessagingOptions{TurnTimeout: 5 * time.Second})
+	opts, err := opts.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := "suite: s\nagent: clinic\nvia: messaging\nscenarios:\n  - name: a\n    turns: [{say: hi}]\n  - name: b\n    turns: [{say: hi}]\n  - name: c\n    turns: [{say: hi}]\n"
+	_, jobs := plan(loadYAML(t, src), opts)
+	r := &runner{opts: opts, outer: context.Background(), stops: newStopper(func() {})}
+	r.attempt(context.Background(), jobs[0])
+	if r.stops.stopped() == nil {
+		t.Fatal("a did not stop the run")
+	}
+	beside, _ := r.attempt(context.Background(), jobs[1])
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	cut, _ := r.attempt(cancelled, jobs[2])
+	// Each error stays at its own case's step.
+	if beside.Status != cut.Status || beside.Error == nil || cut.Error == nil ||
+		beside.Error.Kind != cut.Error.Kind || beside.Error.Message != cut.Error.Message || beside.Error.Status != cut.Error.Status {
+		t.Errorf("cut off beside the stop: %s %+v\ncut off by its cancel: %s %+v\nwant the same", beside.Status, beside.Error, cut.Status, cut.Error)
+	}
+}
