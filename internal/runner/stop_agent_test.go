@@ -287,25 +287,8 @@ func TestStopMetTogether(t *testing.T) {
 // case that met a wall itself is cut off.
 func TestStopMetBesideCutOff(t *testing.T) {
 	t.Parallel()
-	e := newMsgEnv(t, sim.Options{Seed: 1})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/html")
-		w.WriteHeader(http.StatusNotFound)
-		w.Write([]byte(`<html><head><title>404 Not Found</title></head><body>nginx</body></html>`))
-	}))
-	t.Cleanup(srv.Close)
-	opts := e.opts(t)
-	token := func(agent, env string) (string, error) { return e.sim.Info.MessagingConnectors[agent][env], nil }
-	opts.Messaging = Messaging(MessagingClients(platform.Config{BuildURL: e.sim.BuildURL, MessagingURL: srv.URL,
-		MessagingHost: e.sim.Info.MessagingHost, AllowHTTP: true}, token), MessagingOptions{TurnTimeout: 5 * time.Second})
-	opts, err := opts.withDefaults()
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := "suite: s\nagent: clinic\nvia: messaging\nscenarios:\n  - name: a\n    turns: [{say: hi}]\n  - name: b\n    turns: [{say: hi}]\n" +
-		"  - name: c\n    via: debug_chat\n    turns: [{say: hi}]\n"
-	_, jobs := plan(loadYAML(t, src), opts)
-	r := &runner{opts: opts, outer: context.Background(), stops: newStopper(func() {})}
+	r, jobs := atTheWall(t, "suite: s\nagent: clinic\nvia: messaging\nscenarios:\n  - name: a\n    turns: [{say: hi}]\n  - name: b\n    turns: [{say: hi}]\n"+
+		"  - name: c\n    via: debug_chat\n    turns: [{say: hi}]\n")
 	a, _ := r.attempt(context.Background(), jobs[0])
 	st := r.stops.stopped()
 	if a.Status != result.Errored || st == nil || st.Kind != result.StopNoMessagingAPI {
@@ -330,6 +313,29 @@ func TestStopMetBesideCutOff(t *testing.T) {
 // on which of the two ways the cut reached it.
 func TestStopCutOffsReadTheSame(t *testing.T) {
 	t.Parallel()
+	r, jobs := atTheWall(t, "suite: s\nagent: clinic\nvia: messaging\nscenarios:\n  - name: a\n    turns: [{say: hi}]\n  - name: b\n    turns: [{say: hi}]\n  - name: c\n    turns: [{say: hi}]\n")
+	r.attempt(context.Background(), jobs[0])
+	if r.stops.stopped() == nil {
+		t.Fatal("a did not stop the run")
+	}
+	beside, _ := r.attempt(context.Background(), jobs[1])
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	cut, _ := r.attempt(cancelled, jobs[2])
+	// Each error stays at its own case's step.
+	if beside.Status != cut.Status || beside.Error == nil || cut.Error == nil ||
+		beside.Error.Kind != cut.Error.Kind || beside.Error.Message != cut.Error.Message || beside.Error.Status != cut.Error.Status {
+		t.Errorf("cut off beside the stop: %s %+v\ncut off by its cancel: %s %+v\nwant the same", beside.Status, beside.Error, cut.Status, cut.Error)
+	}
+}
+
+// atTheWall plans src for a runner whose Messaging API is at an address
+// where a web server answers 404 to everything (no Messaging API, a
+// stop's wall), the rest of the platform the simulator, and returns the
+// runner, not started, with its jobs, for a test to run attempts of them
+// one at a time.
+func atTheWall(t *testing.T, src string) (*runner, []*job) {
+	t.Helper()
 	e := newMsgEnv(t, sim.Options{Seed: 1})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
@@ -345,20 +351,6 @@ func TestStopCutOffsReadTheSame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := "suite: s\nagent: clinic\nvia: messaging\nscenarios:\n  - name: a\n    turns: [{say: hi}]\n  - name: b\n    turns: [{say: hi}]\n  - name: c\n    turns: [{say: hi}]\n"
 	_, jobs := plan(loadYAML(t, src), opts)
-	r := &runner{opts: opts, outer: context.Background(), stops: newStopper(func() {})}
-	r.attempt(context.Background(), jobs[0])
-	if r.stops.stopped() == nil {
-		t.Fatal("a did not stop the run")
-	}
-	beside, _ := r.attempt(context.Background(), jobs[1])
-	cancelled, cancel := context.WithCancel(context.Background())
-	cancel()
-	cut, _ := r.attempt(cancelled, jobs[2])
-	// Each error stays at its own case's step.
-	if beside.Status != cut.Status || beside.Error == nil || cut.Error == nil ||
-		beside.Error.Kind != cut.Error.Kind || beside.Error.Message != cut.Error.Message || beside.Error.Status != cut.Error.Status {
-		t.Errorf("cut off beside the stop: %s %+v\ncut off by its cancel: %s %+v\nwant the same", beside.Status, beside.Error, cut.Status, cut.Error)
-	}
+	return &runner{opts: opts, outer: context.Background(), stops: newStopper(func() {})}, jobs
 }
