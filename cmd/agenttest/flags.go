@@ -381,6 +381,8 @@ var errHelp = errors.New("help shown")
 // takes no separate value (`--fail-fast`, `--fail-fast=false`); one
 // followed by true or false is refused.
 //
+// However it ends, the config file given so far is noted (noteConfig).
+//
 // An unknown flag ends the parse with a did-you-mean, or, for a flag of
 // other commands, names them; bad values are all
 // collected and returned together (the problems of environment defaults
@@ -388,6 +390,7 @@ var errHelp = errors.New("help shown")
 // error (exit 2). -h/--help prints the
 // help to Stdout and returns errHelp.
 func (f *flags) parse(args []string) ([]string, error) {
+	defer f.noteConfig()
 	var positional, problems []string
 	for i := 0; i < len(args); i++ {
 		arg := args[i]
@@ -614,4 +617,14 @@ const (
 // config file's run section may name.
 func withoutRunReport(name string) string {
 	return "to write the report the config file's run." + name + " names, or none"
+}
+
+// noteConfig notes the config file of a command that takes one (--config,
+// or AGENTTEST_CONFIG) in its State, for the masking of the error it ends
+// with (maskMessage): a value refused beside it may quote a key held in a
+// variable only that file names.
+func (f *flags) noteConfig() {
+	if fl := f.fs.Lookup("config"); fl != nil {
+		f.st.config = fl.Value.String()
+	}
 }

@@ -251,3 +251,28 @@ func compareTexts(t *testing.T, dir, key, baseline string) map[string]string {
 	}
 	return texts
 }
+
+// TestCommandErrorMasksTheGivenConfigsKeys: the error a command ends with
+// masks the keys of the variables the config it was given (--config)
+// names, not only those of ./agenttest.yaml: a key in a variable only
+// other.yaml names, given by mistake as --rate, was quoted as it was.
+func TestCommandErrorMasksTheGivenConfigsKeys(t *testing.T) {
+	t.Parallel()
+	const key = plantedBuildKey
+	dir := writeTree(t, map[string]string{
+		"s.yaml":         "agent: restaurant\nscenarios:\n  - {name: books, turns: [{say: hi}]}\n",
+		"agenttest.yaml": "targets:\n  sandbox: {build_url: https://build.example.com, build_key: \"${env:SANDBOX_BUILD}\"}\n",
+		"other.yaml":     "targets:\n  live: {build_url: https://build.example.com, build_key: \"${env:LIVE_BUILD}\"}\n",
+	})
+	env := map[string]string{"LIVE_BUILD": key}
+	for _, args := range [][]string{
+		{"run", "--config", "other.yaml", "--sim", "--rate", key, "s.yaml"},
+		{"run", "--config=other.yaml", "--rate", key, "--sim", "s.yaml"},
+		{"compare", "--config", "other.yaml", "--baseline", "sandbox", "--candidate", "pre-release", "--sim", "--confidence", key, "s.yaml"},
+	} {
+		out := newCLI(t, dir, env, args...).expect(t, exitUsage)
+		if f := keyIn(out, secret.Forms(key)); f != "" {
+			t.Errorf("%q shows the key as %q:\n%s", args, f, out)
+		}
+	}
+}

@@ -151,11 +151,12 @@ func learnSigningSecret(red *secret.Redactor, s string) error {
 }
 
 // maskMessage masks the keys the workspace holds (workspaceKeys: the
-// environment's, and those of the variables agenttest.yaml, or the file
-// AGENTTEST_CONFIG names, keeps keys in) in the message of the error a
-// command ends with. A message quotes the values it refuses, and a value
+// environment's, and those of the variables the command's config file
+// keeps keys in: the one --config gave it (State.config), else the file
+// AGENTTEST_CONFIG names, else agenttest.yaml) in the message of the
+// error a command ends with. A message quotes the values it refuses, and a value
 // the environment gives by mistake (a key pasted into AGENTTEST_RATE or
 // AGENTTEST_SHARD) or a report read (an edited status, schema or value)
 // was quoted as it was, before any redactor of the command was built.
 // The exit code and the hint (agenttest's own words) are the error's.
-func maskMessage(st *State, err error) error { return workspaceKeys(st, "").Error(err) }
+func maskMessage(st *State, err error) error { return workspaceKeys(st, st.config).Error(err) }

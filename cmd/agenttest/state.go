@@ -88,6 +88,12 @@ type State struct {
 	// one of them from then on (processLog). Nil leaves the log alone, as tests running many
 	// commands in one process do.
 	MaskLog func(*secret.Redactor)
+
+	// config is the config file the command was given (--config, or
+	// AGENTTEST_CONFIG), noted as its flags are parsed (flags.parse):
+	// the error the command ends with masks the keys of the variables
+	// it names (maskMessage), not those of ./agenttest.yaml.
+	config string
 }
 
 // ReportFile is a report being written. Commit makes it appear under its

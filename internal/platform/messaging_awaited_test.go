@@ -203,13 +203,24 @@ func TestMessagingFloodIsShed(t *testing.T) {
 		clk := fakeclock.New()
 		c := clockedMessagingClient(t, srv.URL, RetryPolicy{MaxAttempts: 1}, clk.Now, clk.AfterFunc)
 		c.msgLimits = messagingLimits{turnFrames: 3000}
-		m, err := c.OpenMessaging(context.Background(), MessagingStart{TurnTimeout: time.Minute})
+		// The guard: a client that stopped shedding the flood would
+		// take it until the turn timeout, on a clock nothing moves, and
+		// hang until go test's -timeout. A deadline far past any run's
+		// time fails it, with the cause, instead; it bounds no check.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		m, err := c.OpenMessaging(ctx, MessagingStart{TurnTimeout: time.Minute})
+		if m != nil {
+			m.Close()
+		}
+		if err == nil || !strings.Contains(err.Error(), "the platform floods the session") {
+			if ctx.Err() != nil {
+				t.Fatalf("the flood was not shed: the opening turn still took frames after a minute (%v)", err)
+			}
+			t.Fatalf("error %v, want the flood", err)
+		}
 		if m == nil {
 			t.Fatalf("no session: %v", err)
-		}
-		m.Close()
-		if err == nil || !strings.Contains(err.Error(), "the platform floods the session") {
-			t.Fatalf("error %v, want the flood", err)
 		}
 		turn := m.Opening()
 		// The history batch is the first of the 3000 frames taken.

@@ -92,8 +92,12 @@ func (r *runner) attempt(ctx context.Context, j *job) (a *result.Attempt, retry 
 		// met before the cut reached its call), is cut off as the
 		// others in flight are: the cause is said once, by the stop,
 		// and which cases say it does not hang on how the goroutines
-		// ran.
+		// ran. Its attempt reads as one the stop's cancel cut
+		// (callFailed): interrupted at the step it was in, its partial
+		// transcript kept; the platform's answer would be the cause a
+		// second time, which the stop's reason already says.
 		if s.stop != nil && r.stops.stopped() != s.stop {
+			s.errored(interrupted(s.a.Error.Pos, ""))
 			s.a.Status = result.Pending
 		}
 		return s.a, false

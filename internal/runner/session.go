@@ -308,6 +308,12 @@ func (s *Session) step(st *steps.Step) (ok, retry bool) {
 
 // prefixed puts a feature step's text before a message about it; a YAML
 // step has none.
+// interrupted is the error of a call the run's cut reached: the attempt
+// stays Pending with its partial transcript.
+func interrupted(pos diag.Pos, what string) *result.Error {
+	return &result.Error{Pos: pos, Kind: result.KindInterrupted, Message: prefixed(what, "run interrupted")}
+}
+
 func prefixed(step, msg string) string {
 	if step == "" {
 		return msg
@@ -650,7 +656,7 @@ func (s *Session) callFailed(pos diag.Pos, what string, err error, starting bool
 	if e == nil {
 		// Interrupted: the attempt stays Pending with its partial
 		// transcript.
-		s.errored(&result.Error{Pos: pos, Kind: result.KindInterrupted, Message: prefixed(what, "run interrupted")})
+		s.errored(interrupted(pos, what))
 		return false
 	}
 	s.reach(answeredBy(err))

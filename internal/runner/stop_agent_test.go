@@ -287,6 +287,55 @@ func TestStopMetTogether(t *testing.T) {
 // case that met a wall itself is cut off.
 func TestStopMetBesideCutOff(t *testing.T) {
 	t.Parallel()
+	r, jobs := atTheWall(t, "suite: s\nagent: clinic\nvia: messaging\nscenarios:\n  - name: a\n    turns: [{say: hi}]\n  - name: b\n    turns: [{say: hi}]\n"+
+		"  - name: c\n    via: debug_chat\n    turns: [{say: hi}]\n")
+	a, _ := r.attempt(context.Background(), jobs[0])
+	st := r.stops.stopped()
+	if a.Status != result.Errored || st == nil || st.Kind != result.StopNoMessagingAPI {
+		t.Fatalf("a: %s, stop %+v: want errored, stopping the run on no Messaging API", a.Status, st)
+	}
+	if b, retry := r.attempt(context.Background(), jobs[1]); b.Status != result.Pending || retry {
+		t.Errorf("b: %s (retry %v), error %+v: want cut off (pending), not retried", b.Status, retry, b.Error)
+	}
+	if c, _ := r.attempt(context.Background(), jobs[2]); c.Status != result.Passed {
+		t.Errorf("c: %s, error %+v: want passed, its own verdict", c.Status, c.Error)
+	}
+	if r.stops.stopped() != st {
+		t.Errorf("stop %+v, want a's", r.stops.stopped())
+	}
+}
+
+// TestStopCutOffsReadTheSame: a case cut off beside the case that stopped
+// the run (it met the same wall before the cut reached its call) reads as
+// one cut off by the stop's cancel: its attempt carries the interruption,
+// not a second copy of the cause the stop already says, so the JSON
+// attempt's error and kind, JUnit and the console's "not run" do not hang
+// on which of the two ways the cut reached it.
+func TestStopCutOffsReadTheSame(t *testing.T) {
+	t.Parallel()
+	r, jobs := atTheWall(t, "suite: s\nagent: clinic\nvia: messaging\nscenarios:\n  - name: a\n    turns: [{say: hi}]\n  - name: b\n    turns: [{say: hi}]\n  - name: c\n    turns: [{say: hi}]\n")
+	r.attempt(context.Background(), jobs[0])
+	if r.stops.stopped() == nil {
+		t.Fatal("a did not stop the run")
+	}
+	beside, _ := r.attempt(context.Background(), jobs[1])
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	cut, _ := r.attempt(cancelled, jobs[2])
+	// Each error stays at its own case's step.
+	if beside.Status != cut.Status || beside.Error == nil || cut.Error == nil ||
+		beside.Error.Kind != cut.Error.Kind || beside.Error.Message != cut.Error.Message || beside.Error.Status != cut.Error.Status {
+		t.Errorf("cut off beside the stop: %s %+v\ncut off by its cancel: %s %+v\nwant the same", beside.Status, beside.Error, cut.Status, cut.Error)
+	}
+}
+
+// atTheWall plans src for a runner whose Messaging API is at an address
+// where a web server answers 404 to everything (no Messaging API, a
+// stop's wall), the rest of the platform the simulator, and returns the
+// runner, not started, with its jobs, for a test to run attempts of them
+// one at a time.
+func atTheWall(t *testing.T, src string) (*runner, []*job) {
+	t.Helper()
 	e := newMsgEnv(t, sim.Options{Seed: 1})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
@@ -302,22 +351,6 @@ func TestStopMetBesideCutOff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := "suite: s\nagent: clinic\nvia: messaging\nscenarios:\n  - name: a\n    turns: [{say: hi}]\n  - name: b\n    turns: [{say: hi}]\n" +
-		"  - name: c\n    via: debug_chat\n    turns: [{say: hi}]\n"
 	_, jobs := plan(loadYAML(t, src), opts)
-	r := &runner{opts: opts, outer: context.Background(), stops: newStopper(func() {})}
-	a, _ := r.attempt(context.Background(), jobs[0])
-	st := r.stops.stopped()
-	if a.Status != result.Errored || st == nil || st.Kind != result.StopNoMessagingAPI {
-		t.Fatalf("a: %s, stop %+v: want errored, stopping the run on no Messaging API", a.Status, st)
-	}
-	if b, retry := r.attempt(context.Background(), jobs[1]); b.Status != result.Pending || retry {
-		t.Errorf("b: %s (retry %v), error %+v: want cut off (pending), not retried", b.Status, retry, b.Error)
-	}
-	if c, _ := r.attempt(context.Background(), jobs[2]); c.Status != result.Passed {
-		t.Errorf("c: %s, error %+v: want passed, its own verdict", c.Status, c.Error)
-	}
-	if r.stops.stopped() != st {
-		t.Errorf("stop %+v, want a's", r.stops.stopped())
-	}
+	return &runner{opts: opts, outer: context.Background(), stops: newStopper(func() {})}, jobs
 }
