@@ -306,14 +306,14 @@ func (s *Session) step(st *steps.Step) (ok, retry bool) {
 	return false, false
 }
 
-// prefixed puts a feature step's text before a message about it; a YAML
-// step has none.
 // interrupted is the error of a call the run's cut reached: the attempt
 // stays Pending with its partial transcript.
 func interrupted(pos diag.Pos, what string) *result.Error {
 	return &result.Error{Pos: pos, Kind: result.KindInterrupted, Message: prefixed(what, "run interrupted")}
 }
 
+// prefixed puts a feature step's text before a message about it; a YAML
+// step has none.
 func prefixed(step, msg string) string {
 	if step == "" {
 		return msg
