@@ -326,14 +326,15 @@ func cmdCompare(ctx context.Context, st *State, args []string) error {
 	started := now(st)
 	var problems []string
 	// A report side is anyone's text: the workspace's keys are masked in
-	// it as it is read, and in the problems that quote it.
+	// it as it is read (and in the problems that quote it as the command
+	// ends: maskMessage).
 	keys := workspaceKeys(st, o.config)
 	for _, s := range sides {
 		if s.kind != compare.KindReport {
 			continue
 		}
 		if err := s.read(st, keys); err != nil {
-			problems = append(problems, keys.String(err.Error()))
+			problems = append(problems, err.Error())
 		}
 	}
 	// The scenarios the candidate holds are what the running sides

@@ -178,9 +178,10 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 	ev, err := readEvidence(st, o.report)
 	if err != nil {
 		// The problem may quote the report (a status, a schema), which
-		// anyone may have edited: read before the config file, so masked
-		// with the keys of the one --config names.
-		return workspaceKeys(st, o.config).Error(err)
+		// anyone may have edited: the error is masked as it ends the
+		// command, with the keys of the config file --config names
+		// (maskMessage), though the gate has not read it yet.
+		return err
 	}
 
 	cfg, err := loadConfig(st, st.Stderr, f, o.config, false)

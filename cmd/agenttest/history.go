@@ -94,8 +94,8 @@ func cmdHistory(_ context.Context, st *State, args []string) error {
 	// A report agenttest wrote holds no key, but one edited (or written
 	// by hand, or by another tool) may, in any value history prints: a
 	// deployment's id or version, a name, a reason. The keys the
-	// workspace holds (workspaceKeys) are masked in what is read, as
-	// gate masks the report it quotes.
+	// workspace holds (workspaceKeys) are masked in what is read, and
+	// in the problems that quote it as the command ends (maskMessage).
 	red := workspaceKeys(st, "")
 	for _, p := range paths {
 		data, err := readArg(st, p)

@@ -104,7 +104,7 @@ func cmdMerge(_ context.Context, st *State, args []string) error {
 	for _, p := range paths {
 		rep, err := readMaskedReport(st, p, red)
 		if err != nil {
-			problems = append(problems, red.String(inFile(p, err)))
+			problems = append(problems, inFile(p, err)) // masked as merge ends: maskMessage
 			continue
 		}
 		inputs = append(inputs, merge.Input{Name: p, Result: rep.Result})

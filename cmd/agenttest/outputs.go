@@ -108,8 +108,9 @@ func inGitHubActions(st *State) bool { return st.Getenv("GITHUB_ACTIONS") == "tr
 // each report's traces name and the nodes its coverage section lists.
 // A report that cannot be read is a usage error, found before anything
 // runs. The reports are anyone's text: red's keys are masked in what is
-// read (node names reach the coverage of every report written) and in
-// the problems, which may quote it.
+// read (node names reach the coverage of every report written); the
+// problems, which may quote it, are masked as the command ends
+// (maskMessage).
 func (o *outputs) readCoverageFrom(st *State, cmd string, red *secret.Redactor) error {
 	if o.universe == nil {
 		o.universe = coverage.Universe{}
@@ -118,7 +119,7 @@ func (o *outputs) readCoverageFrom(st *State, cmd string, red *secret.Redactor) 
 	for _, name := range o.coverageFrom {
 		rep, err := readMaskedReport(st, name, red)
 		if err != nil {
-			problems = append(problems, red.String("--coverage-from "+inFile(name, err)))
+			problems = append(problems, "--coverage-from "+inFile(name, err))
 			continue
 		}
 		o.universe.Merge(coverage.Observed(rep.Result))
